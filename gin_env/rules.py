@@ -1,0 +1,134 @@
+"""Rules: one frozen dataclass holding every configuration key of RULES.md section 10, and its presets.
+
+Every value is validated when a ``Rules`` is built, so an impossible configuration fails at construction with the
+key's name instead of producing a strange game later.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+SHUTOUT_MODES = ("double_game_bonus", "double_hand_points", "double_total", "none")
+DEALER_ROTATIONS = ("winner", "loser", "alternate")
+DEAD_HAND_DEALERS = ("same", "rotate")
+FIRST_DEALERS = ("cut_low", "cut_high", "random", "P1", "P2")
+DEAL_MODES = ("upcard", "eleven")
+OKLAHOMA_ACES = ("gin_only", "one")
+
+#: Stock size after the deal (R10): 52 - 20 dealt - 1 upcard.
+STOCK_AFTER_DEAL = 31
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every rule that varies between schools of Gin Rummy (RULES.md section 10). Defaults are ``standard``."""
+
+    knock_limit: int = 10
+    gin_bonus: int = 20
+    undercut_bonus: int = 10
+    undercut_on_tie: bool = True
+    big_gin_bonus: int | None = None
+    layoffs: bool = True
+    discard_taken_card: bool = False
+    deal_mode: str = "upcard"
+    wall: int = 2
+    wall_upcard_knock: bool = False
+    target: int | None = 100
+    game_bonus: int = 100
+    box_bonus: int = 20
+    shutout: str = "double_game_bonus"
+    dealer_rotation: str = "winner"
+    dead_hand_dealer: str = "same"
+    first_dealer: str = "cut_low"
+    oklahoma: bool = False
+    oklahoma_ace: str = "gin_only"
+    oklahoma_spade_double: bool = False
+    max_turns: int | None = None
+    name: str = "custom"
+
+    def __post_init__(self) -> None:
+        _check_int(self, "knock_limit", 0, 99)
+        _check_int(self, "gin_bonus", 0)
+        _check_int(self, "undercut_bonus", 0)
+        _check_int(self, "game_bonus", 0)
+        _check_int(self, "box_bonus", 0)
+        _check_int(self, "wall", 0, STOCK_AFTER_DEAL - 1)
+        for key in ("undercut_on_tie", "layoffs", "discard_taken_card", "wall_upcard_knock", "oklahoma",
+                    "oklahoma_spade_double"):
+            if not isinstance(getattr(self, key), bool):
+                raise ValueError(f"rules key {key!r} must be true or false, got {getattr(self, key)!r}")
+        for key in ("big_gin_bonus", "target", "max_turns"):
+            if getattr(self, key) is not None:
+                _check_int(self, key, 0 if key == "big_gin_bonus" else 1)
+        _check_choice(self, "shutout", SHUTOUT_MODES)
+        _check_choice(self, "dealer_rotation", DEALER_ROTATIONS)
+        _check_choice(self, "dead_hand_dealer", DEAD_HAND_DEALERS)
+        _check_choice(self, "first_dealer", FIRST_DEALERS)
+        _check_choice(self, "deal_mode", DEAL_MODES)
+        _check_choice(self, "oklahoma_ace", OKLAHOMA_ACES)
+        if self.oklahoma and self.deal_mode != "upcard":
+            raise ValueError("rules key 'oklahoma' needs deal_mode='upcard': the knock limit comes from the upcard")
+        if not isinstance(self.name, str):
+            raise ValueError(f"rules key 'name' must be a string, got {self.name!r}")
+
+    @classmethod
+    def preset(cls, name: str, **overrides) -> Rules:
+        """The named preset of RULES.md section 10, with optional overrides; unknown names raise ``ValueError``."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown rules preset {name!r}; known presets: {', '.join(PRESETS)}")
+        if "name" not in overrides:
+            overrides["name"] = name if not overrides else f"{name}+custom"
+        return dataclasses.replace(PRESETS[name], **overrides)
+
+    def replace(self, **changes) -> Rules:
+        """A copy with some keys changed (validated like any construction)."""
+        return dataclasses.replace(self, **changes)
+
+    def hand_knock_limit(self, initial_upcard: int | None) -> int:
+        """The knock limit L of one hand (R20, R46): capped by the initial upcard under Oklahoma."""
+        if not self.oklahoma or initial_upcard is None:
+            return self.knock_limit
+        rank = initial_upcard % 13
+        if rank == 0:
+            upcard_limit = 0 if self.oklahoma_ace == "gin_only" else 1
+        else:
+            upcard_limit = min(rank + 1, 10)
+        return min(self.knock_limit, upcard_limit)
+
+    def hand_multiplier(self, initial_upcard: int | None) -> int:
+        """2 when Oklahoma spade doubling applies to this hand (R47), else 1."""
+        spade = initial_upcard is not None and initial_upcard // 13 == 0
+        return 2 if self.oklahoma and self.oklahoma_spade_double and spade else 1
+
+
+def _check_int(rules: Rules, key: str, low: int, high: int | None = None) -> None:
+    v = getattr(rules, key)
+    if isinstance(v, bool) or not isinstance(v, int) or v < low or (high is not None and v > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"rules key {key!r} must be an integer {bound}, got {v!r}")
+
+
+def _check_choice(rules: Rules, key: str, choices: tuple[str, ...]) -> None:
+    v = getattr(rules, key)
+    if v not in choices:
+        raise ValueError(f"rules key {key!r} must be one of {', '.join(choices)}; got {v!r}")
+
+
+_STANDARD = Rules(name="standard")
+
+PRESETS: dict[str, Rules] = {
+    "standard": _STANDARD,
+    "eaai": _STANDARD.replace(name="eaai", gin_bonus=25, undercut_bonus=25, game_bonus=0, box_bonus=0,
+                              shutout="none"),
+    "oklahoma": _STANDARD.replace(name="oklahoma", oklahoma=True, oklahoma_spade_double=True, target=150),
+    "foony": _STANDARD.replace(name="foony", gin_bonus=25, undercut_bonus=25, big_gin_bonus=31, game_bonus=0,
+                               box_bonus=0, shutout="none", dealer_rotation="alternate",
+                               dead_hand_dealer="rotate"),
+    "seed-000": _STANDARD.replace(name="seed-000", gin_bonus=30, big_gin_bonus=50, game_bonus=0, box_bonus=0,
+                                  shutout="none", first_dealer="cut_high"),
+    "openspiel": _STANDARD.replace(name="openspiel", gin_bonus=25, undercut_bonus=25, undercut_on_tie=False,
+                                   discard_taken_card=True, wall_upcard_knock=True, target=None, game_bonus=0,
+                                   box_bonus=0, shutout="none", dealer_rotation="alternate",
+                                   first_dealer="P2"),
+}

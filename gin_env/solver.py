@@ -1,0 +1,556 @@
+"""The exact deadwood and showdown solver (RULES.md R5-R8, R22, R27-R29), scalar and batched.
+
+How it is exact and fast:
+
+* Runs live inside one suit, so the run-only deadwood of any 13-bit suit pattern is a table lookup
+  (``RUN_DEADWOOD``, 8,192 entries, built at import). Runs of 6+ cards never need to be one meld (R5), so the
+  table's recurrence only tries runs of 3, 4 and 5 starting at the lowest card.
+* Sets are the only coupling between suits, and only ranks held 3 or 4 times can form one: at most 3 such ranks in
+  10 or 11 cards. For each such rank the choices are: no set, the whole rank, or (when all 4 are held) the rank minus
+  one card. The exact minimum is the minimum, over the product of these choices, of the sum of four table lookups.
+* Dominated choices are pruned before enumeration (10-card hands): a card that sits in no 3-card window of its suit
+  can never be in a run, so keeping it out of a set only adds its value. That leaves few choices even on
+  meld-rich hands.
+* For 11 cards, "discard one card, then meld" is "choose sets, then drop the card whose removal lowers its suit's
+  run deadwood most" (``DROP_GAIN``): one more lookup per suit instead of 11 solves.
+
+The batched functions expand each hand into its (hand, set choice) pairs with ``np.repeat`` and reduce with
+``np.minimum.reduceat``: no Python loop over hands. The scalar functions use the same tables on int bitmasks and
+cache by hand.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from gin_env import cards
+
+SUIT_BITS = 13
+SUIT_PATTERNS = 1 << SUIT_BITS
+SUIT_MASK = SUIT_PATTERNS - 1
+#: Spacing of suits in the packed uint64 form used by the batch code (a gap keeps shifts from crossing suits).
+PACK_STRIDE = 16
+#: Marks "no card to discard here" in DROP_GAIN; more negative than any real gain.
+NO_CARD = -1000
+#: Upper bound used as "not held" in per-card deadwood arrays.
+NOT_HELD = 999
+
+_RANK_VALUES = [min(r + 1, 10) for r in range(SUIT_BITS)]
+
+
+def _build_run_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Run-only deadwood of every suit pattern, and the move that achieves it (0: lowest card is deadwood,
+    3/4/5: lowest card starts a run of that length)."""
+    best = [0] * SUIT_PATTERNS
+    move = [0] * SUIT_PATTERNS
+    for p in range(1, SUIT_PATTERNS):
+        low = (p & -p).bit_length() - 1
+        value = best[p & (p - 1)] + _RANK_VALUES[low]
+        choice = 0
+        for length in (3, 4, 5):
+            run = ((1 << length) - 1) << low
+            if low + length > SUIT_BITS or p & run != run:
+                break
+            if best[p & ~run] < value:
+                value, choice = best[p & ~run], length
+        best[p], move[p] = value, choice
+    return np.array(best, dtype=np.int16), np.array(move, dtype=np.int8)
+
+
+RUN_DEADWOOD, RUN_MOVE = _build_run_tables()
+_RUN_DW = RUN_DEADWOOD.tolist()
+
+
+def _build_drop_tables() -> tuple[np.ndarray, np.ndarray]:
+    """For each pattern: run deadwood after removing each held rank (NOT_HELD elsewhere), and the best gain."""
+    patterns = np.arange(SUIT_PATTERNS)
+    bits = 1 << np.arange(SUIT_BITS)
+    held = (patterns[:, None] & bits) != 0
+    after = RUN_DEADWOOD[patterns[:, None] & ~bits].astype(np.int16)
+    after[~held] = NOT_HELD
+    gain = (RUN_DEADWOOD - after.min(axis=1)).astype(np.int16)
+    gain[0] = NO_CARD
+    return after, gain
+
+
+DROP_DEADWOOD, DROP_GAIN = _build_drop_tables()
+_DROP_GAIN = DROP_GAIN.tolist()
+
+#: Ranks of a pattern that lie in some fully held 3-card window: the only cards that could ever be in a run.
+_windows = np.arange(SUIT_PATTERNS)
+_windows = _windows & (_windows >> 1) & (_windows >> 2)
+RUN_CAPABLE = ((_windows | (_windows << 1) | (_windows << 2)) & SUIT_MASK).astype(np.int32)
+_RUN_CAPABLE = RUN_CAPABLE.tolist()
+del _windows
+
+MAX_OPTIONS = 6
+
+
+def _set_options(present: int, capable: int, prune: bool) -> list[int]:
+    """Suit masks that may go into a set at one rank held by the suits in ``present`` (R4).
+
+    With ``prune``, drop choices dominated for a 10-card hand: leaving a card out of the set is only useful when
+    that card could be in a run (``capable``)."""
+    n = bin(present).count("1")
+    if n < 3:
+        return [0]
+    whole = [present]
+    drop_one = [present & ~(1 << s) for s in range(4) if present >> s & 1] if n == 4 else []
+    if not prune:
+        return [0] + whole + drop_one
+    useful_drops = [m for m in drop_one if capable & present & ~m]
+    n_capable = bin(capable & present).count("1")
+    keep_none = n_capable >= (2 if n == 4 else 1)
+    return ([0] if keep_none else []) + whole + useful_drops
+
+
+def _build_option_tables() -> dict[bool, tuple[np.ndarray, np.ndarray]]:
+    tables = {}
+    for prune in (True, False):
+        opts = np.zeros((16, 16, MAX_OPTIONS), dtype=np.int64)
+        count = np.zeros((16, 16), dtype=np.int64)
+        for present in range(16):
+            for capable in range(16):
+                choices = _set_options(present, capable, prune)
+                opts[present, capable, :len(choices)] = choices
+                count[present, capable] = len(choices)
+        tables[prune] = (opts, count)
+    return tables
+
+
+_OPTION_TABLES = _build_option_tables()
+#: SPREAD[m]: the 4-bit suit mask m spread to bit 0 of each suit's 16-bit lane of the packed form.
+_SPREAD = np.array([sum(1 << (PACK_STRIDE * s) for s in range(4) if m >> s & 1) for m in range(16)],
+                   dtype=np.uint64)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Scalar solver on int bitmasks
+# ---------------------------------------------------------------------------------------------------------------
+
+def _suits(mask: int) -> list[int]:
+    return [(mask >> (SUIT_BITS * s)) & SUIT_MASK for s in range(4)]
+
+
+def _set_ranks(ps: list[int]) -> int:
+    """13-bit mask of the ranks held in at least 3 suits."""
+    a, b, c, d = ps
+    return (a & b & c) | (a & b & d) | (a & c & d) | (b & c & d)
+
+
+def _set_choices(ps: list[int], prune: bool):
+    """Every (per-suit removal masks) combination of set choices worth trying for these suit patterns."""
+    set_ranks = _set_ranks(ps)
+    slots = []
+    while set_ranks:
+        low = set_ranks & -set_ranks
+        set_ranks ^= low
+        present = sum(1 << s for s in range(4) if ps[s] & low)
+        capable = sum(1 << s for s in range(4) if _RUN_CAPABLE[ps[s]] & low)
+        slots.append([(low, m) for m in _set_options(present, capable, prune)])
+    for combo in itertools.product(*slots):
+        removal = [0, 0, 0, 0]
+        for bit, suit_mask in combo:
+            for s in range(4):
+                if suit_mask >> s & 1:
+                    removal[s] |= bit
+        yield removal
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _deadwood_mask(mask: int) -> int:
+    ps = _suits(mask)
+    best = NOT_HELD
+    for removal in _set_choices(ps, prune=True):
+        total = _RUN_DW[ps[0] & ~removal[0]] + _RUN_DW[ps[1] & ~removal[1]] + \
+            _RUN_DW[ps[2] & ~removal[2]] + _RUN_DW[ps[3] & ~removal[3]]
+        if total < best:
+            best = total
+    return best
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _discard_deadwoods_mask(mask: int) -> tuple[tuple[int, int], ...]:
+    ps = _suits(mask)
+    best: dict[int, int] = {}
+    for removal in _set_choices(ps, prune=False):
+        rest = [ps[s] & ~removal[s] for s in range(4)]
+        dws = [_RUN_DW[q] for q in rest]
+        base = sum(dws)
+        for s, q in enumerate(rest):
+            while q:
+                low = q & -q
+                q ^= low
+                card_id = s * SUIT_BITS + low.bit_length() - 1
+                value = base - dws[s] + _RUN_DW[rest[s] & ~low]
+                if value < best.get(card_id, NOT_HELD):
+                    best[card_id] = value
+    return tuple(sorted(best.items()))
+
+
+def deadwood(hand) -> int:
+    """Exact minimum deadwood of a holding over all arrangements (R7); usually 10 cards."""
+    return _deadwood_mask(cards.to_mask(hand))
+
+
+def discard_deadwoods(hand) -> dict[int, int]:
+    """For each card of an 11-card holding, the exact deadwood of the other 10 (R8)."""
+    return dict(_discard_deadwoods_mask(cards.to_mask(hand)))
+
+
+def best_discard_deadwood(hand) -> int:
+    """Minimum over the discards of ``deadwood(hand - card)`` (R8), exact."""
+    mask = cards.to_mask(hand)
+    if mask == 0:
+        raise ValueError("best_discard_deadwood needs at least one card")
+    return min(v for _, v in _discard_deadwoods_mask(mask))
+
+
+def _runs_of_pattern(pattern: int, suit: int) -> tuple[list[tuple[int, ...]], list[int]]:
+    """One optimal run decomposition of a suit pattern: (runs as card-id tuples, deadwood card ids)."""
+    runs, dead = [], []
+    base = suit * SUIT_BITS
+    while pattern:
+        low = (pattern & -pattern).bit_length() - 1
+        length = int(RUN_MOVE[pattern])
+        if length:
+            runs.append(tuple(base + low + i for i in range(length)))
+            pattern &= ~(((1 << length) - 1) << low)
+        else:
+            dead.append(base + low)
+            pattern &= pattern - 1
+    return runs, dead
+
+
+def arrangement(hand) -> tuple[list[list[int]], list[int]]:
+    """One minimum-deadwood arrangement: (melds, deadwood cards), each a sorted list of card ids."""
+    mask = cards.to_mask(hand)
+    ps = _suits(mask)
+    target = _deadwood_mask(mask)
+    for removal in _set_choices(ps, prune=True):
+        rest = [ps[s] & ~removal[s] for s in range(4)]
+        if sum(_RUN_DW[q] for q in rest) != target:
+            continue
+        melds: list[list[int]] = []
+        dead: list[int] = []
+        set_bits = removal[0] | removal[1] | removal[2] | removal[3]
+        for r in range(SUIT_BITS):
+            if set_bits >> r & 1:
+                melds.append([s * SUIT_BITS + r for s in range(4) if removal[s] >> r & 1])
+        for s, q in enumerate(rest):
+            runs, d = _runs_of_pattern(q, s)
+            melds.extend(list(run) for run in runs)
+            dead.extend(d)
+        return sorted(melds), sorted(dead)
+    raise AssertionError("no arrangement reaches the minimum deadwood")  # unreachable: the minimum is attained
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Melds, all optimal arrangements, and the showdown (R22, R27-R29)
+# ---------------------------------------------------------------------------------------------------------------
+
+def is_meld(meld) -> bool:
+    """True for a legal set (R4) or run (R5)."""
+    ids = sorted(cards.to_ids(cards.to_mask(meld)))
+    if len(ids) < 3 or len(ids) != len(list(meld)):
+        return False
+    ranks = {c % SUIT_BITS for c in ids}
+    suits = {c // SUIT_BITS for c in ids}
+    if len(ranks) == 1:
+        return len(ids) <= 4
+    return len(suits) == 1 and ids[-1] - ids[0] == len(ids) - 1
+
+
+def _all_melds(mask: int) -> list[int]:
+    """Every set and every run (any length) inside a holding, as bitmasks."""
+    melds = []
+    ps = _suits(mask)
+    for r in range(SUIT_BITS):
+        suits_here = [s for s in range(4) if ps[s] >> r & 1]
+        for size in (3, 4):
+            for combo in itertools.combinations(suits_here, size):
+                melds.append(sum(1 << (s * SUIT_BITS + r) for s in combo))
+    for s in range(4):
+        for lo in range(SUIT_BITS):
+            for hi in range(lo + 2, SUIT_BITS):
+                run = ((1 << (hi - lo + 1)) - 1) << lo
+                if ps[s] & run != run:
+                    break
+                melds.append(run << (s * SUIT_BITS))
+    return melds
+
+
+def _canonical(meld_masks: list[int]) -> tuple[int, ...]:
+    """Merge touching runs of one suit (splits never change layoffs, R5) and sort, so equivalent
+    arrangements compare equal."""
+    runs, others = [], []
+    for m in meld_masks:
+        ids = cards.to_ids(m)
+        (runs if len({c // SUIT_BITS for c in ids}) == 1 else others).append(m)
+    merged = True
+    while merged:
+        merged = False
+        for a, b in itertools.combinations(range(len(runs)), 2):
+            if (runs[a] << 1) & runs[b] or (runs[b] << 1) & runs[a]:
+                lo_a, lo_b = cards.to_ids(runs[a]), cards.to_ids(runs[b])
+                if lo_a[0] // SUIT_BITS == lo_b[0] // SUIT_BITS:
+                    runs[a] |= runs[b]
+                    del runs[b]
+                    merged = True
+                    break
+    return tuple(sorted(runs + others))
+
+
+def optimal_arrangements(hand) -> list[tuple[tuple[int, ...], ...]]:
+    """Every minimum-deadwood arrangement, up to run splits (R5): a list of meld tuples (sorted card ids)."""
+    mask = cards.to_mask(hand)
+    target = _deadwood_mask(mask)
+    melds = _all_melds(mask)
+    found: set[tuple[int, ...]] = set()
+
+    def search(remaining: int, chosen: list[int], dead_value: int) -> None:
+        if dead_value + _deadwood_mask(remaining) > target:
+            return
+        if remaining == 0 or dead_value + cards.hand_value(remaining) == target:
+            found.add(_canonical(chosen))
+            if remaining == 0:
+                return
+        low = remaining & -remaining
+        for m in melds:
+            if m & low and m & remaining == m:
+                search(remaining & ~m, chosen + [m], dead_value)
+        search(remaining & ~low, chosen, dead_value + cards.VALUES[low.bit_length() - 1])
+
+    search(mask, [], 0)
+    return sorted(tuple(tuple(cards.to_ids(m)) for m in arr) for arr in found)
+
+
+def _layoff_options(meld: tuple[int, ...], defender: int) -> list[int]:
+    """The defender card sets that may be laid off on one knocker meld (R27), as bitmasks."""
+    ranks = sorted(c % SUIT_BITS for c in meld)
+    if ranks[0] == ranks[-1]:
+        if len(meld) == 4:
+            return [0]
+        fourth = next(s * SUIT_BITS + ranks[0] for s in range(4) if s * SUIT_BITS + ranks[0] not in meld)
+        return [0, 1 << fourth] if defender >> fourth & 1 else [0]
+    suit = meld[0] // SUIT_BITS
+    below, chain = [0], 0
+    for r in range(ranks[0] - 1, -1, -1):
+        bit = 1 << (suit * SUIT_BITS + r)
+        if not defender & bit:
+            break
+        chain |= bit
+        below.append(chain)
+    above, chain = [0], 0
+    for r in range(ranks[-1] + 1, SUIT_BITS):
+        bit = 1 << (suit * SUIT_BITS + r)
+        if not defender & bit:
+            break
+        chain |= bit
+        above.append(chain)
+    return [b | a for b in below for a in above]
+
+
+def _defender_after_layoffs(melds, defender: int) -> tuple[int, int]:
+    """(F, laid-off mask): the defender's least deadwood over joint own melds and layoffs (R28)."""
+    options = [_layoff_options(tuple(m), defender) for m in melds]
+    best, best_layoff = _deadwood_mask(defender), 0
+    seen = {0}
+    for combo in itertools.product(*options):
+        laid = 0
+        for part in combo:
+            laid |= part
+        if laid in seen:
+            continue
+        seen.add(laid)
+        f = _deadwood_mask(defender & ~laid)
+        if f < best or (f == best and cards.to_ids(laid) < cards.to_ids(best_layoff)):
+            best, best_layoff = f, laid
+    return best, best_layoff
+
+
+@dataclass(frozen=True)
+class Showdown:
+    """The result of laying down after a knock: the knocker's melds, both deadwoods, the layoffs."""
+
+    knocker_melds: tuple[tuple[int, ...], ...]
+    knocker_deadwood: int
+    defender_deadwood: int
+    layoffs: tuple[int, ...]
+    gin: bool
+
+
+def showdown(knocker, defender, *, layoffs: bool = True, arrangement=None) -> Showdown:
+    """Lay down a knock exactly (R21-R23, R26-R29).
+
+    ``arrangement``: the knocker's explicit melds (validated), else the auto-arrangement of R22: minimum deadwood,
+    then the one leaving the defender the most deadwood after optimal joint melds and layoffs."""
+    knocker_mask, defender_mask = cards.to_mask(knocker), cards.to_mask(defender)
+    if knocker_mask & defender_mask:
+        raise ValueError(f"knocker and defender share cards: {cards.to_str(knocker_mask & defender_mask)}")
+    gin = _deadwood_mask(knocker_mask) == 0
+    if arrangement is not None and not gin:
+        candidates = [_validated_arrangement(arrangement, knocker_mask)]
+    else:
+        candidates = optimal_arrangements(knocker_mask)
+    best = None
+    for melds in candidates:
+        melded = 0
+        for m in melds:
+            melded |= cards.to_mask(m)
+        k = cards.hand_value(knocker_mask & ~melded)
+        if gin or not layoffs:
+            f, laid = _deadwood_mask(defender_mask), 0
+        else:
+            f, laid = _defender_after_layoffs(melds, defender_mask)
+        if best is None or f > best[1]:
+            best = (k, f, laid, melds)
+        if gin or not layoffs:
+            break
+    k, f, laid, melds = best
+    return Showdown(tuple(tuple(m) for m in melds), k, f, tuple(cards.to_ids(laid)), gin)
+
+
+def _validated_arrangement(arrangement, knocker_mask: int) -> tuple[tuple[int, ...], ...]:
+    used = 0
+    melds = []
+    for meld in arrangement:
+        mask = cards.to_mask(meld)
+        if not is_meld(cards.to_ids(mask)):
+            raise ValueError(f"not a legal meld: {cards.to_str(mask)}")
+        if mask & ~knocker_mask:
+            raise ValueError(f"meld {cards.to_str(mask)} uses cards the knocker does not hold")
+        if mask & used:
+            raise ValueError(f"meld {cards.to_str(mask)} overlaps another meld")
+        used |= mask
+        melds.append(tuple(cards.to_ids(mask)))
+    return tuple(melds)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Batched solver on (N, 52) bool arrays
+# ---------------------------------------------------------------------------------------------------------------
+
+#: One bit at the bottom of each suit's lane of the packed form.
+_LANE_LOW_BITS = np.uint64(sum(1 << (PACK_STRIDE * s) for s in range(4)))
+#: Multiplying lane-low bits by this gathers them into bits 48..51 (suit s -> bit 48 + s); every other partial
+#: product lands below bit 48 or overflows past bit 63, so ``>> 48`` leaves exactly the 4-bit suit mask.
+_GATHER_LANES = np.uint64((1 << 48) | (1 << 33) | (1 << 18) | (1 << 3))
+_LANE = np.uint64(SUIT_MASK)
+#: Rank of the lowest set bit; 15 (an always-empty padding bit of every lane) for "no bit".
+_LOW_BIT_RANK = np.array([((p & -p).bit_length() - 1) if p else 15 for p in range(SUIT_PATTERNS)], dtype=np.uint64)
+#: For each (present, runnable) key: the set choices as packed removal masks of rank 0 (shifted to the rank later).
+_OPTION_REMOVALS = {prune: _SPREAD[opts.reshape(256, MAX_OPTIONS)] for prune, (opts, _) in _OPTION_TABLES.items()}
+_OPTION_COUNTS = {prune: count.reshape(256) for prune, (_, count) in _OPTION_TABLES.items()}
+_U = [np.uint64(k) for k in range(64)]
+#: Process hands in chunks that keep the working arrays in cache.
+_CHUNK = 8192
+
+
+def pack_hands(hands: np.ndarray) -> np.ndarray:
+    """``(N, 52)`` bool hands as ``(N,)`` uint64 words, suit s in bits ``16*s .. 16*s+12``."""
+    hands = np.asarray(hands)
+    if hands.ndim != 2 or hands.shape[1] != cards.N_CARDS:
+        raise ValueError(f"hands must have shape (N, 52), got {hands.shape}")
+    raw = np.zeros((hands.shape[0], 8), dtype=np.uint8)
+    raw[:, :7] = np.packbits(hands, axis=1, bitorder="little")
+    dense = raw.view("<u8")[:, 0]
+    packed = dense & _LANE
+    for s in range(1, 4):
+        packed |= ((dense >> _U[SUIT_BITS * s]) & _LANE) << _U[PACK_STRIDE * s]
+    return packed
+
+
+def _lanes(packed: np.ndarray) -> list[np.ndarray]:
+    return [(packed >> _U[PACK_STRIDE * s]) & _LANE for s in range(4)]
+
+
+def _expand_set_choices(packed: np.ndarray, prune: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Every hand's packed remainder after each of its set choices, hand by hand, and where each hand starts.
+
+    A hand with no choice to make (no rank held 3+ times, or every choice forced by pruning) yields one row."""
+    a, b, c, d = _lanes(packed)
+    set_ranks = (a & b & (c | d)) | ((a | b) & c & d)
+    capable = packed & (packed >> _U[1]) & (packed >> _U[2])
+    capable |= (capable << _U[1]) | (capable << _U[2])
+    option_removals, option_counts = _OPTION_REMOVALS[prune], _OPTION_COUNTS[prune]
+    removals, counts = [], []
+    while set_ranks.any():
+        low = set_ranks & (~set_ranks + _U[1])
+        set_ranks ^= low
+        rank = _LOW_BIT_RANK[low]
+        present = (((packed >> rank) & _LANE_LOW_BITS) * _GATHER_LANES) >> _U[48]
+        runnable = (((capable >> rank) & _LANE_LOW_BITS) * _GATHER_LANES) >> _U[48]
+        key = present * _U[16] + runnable
+        removals.append((option_removals[key] << rank[:, None]).ravel())
+        counts.append(option_counts[key])
+    if not counts:
+        return packed, np.arange(packed.size)
+    per_hand = functools.reduce(np.multiply, counts)
+    offsets = np.zeros(packed.size, dtype=np.int64)
+    np.cumsum(per_hand[:-1], out=offsets[1:])
+    hand = np.repeat(np.arange(packed.size), per_hand)
+    t = np.arange(hand.size) - offsets[hand]
+    removal = np.zeros(hand.size, dtype=np.uint64)
+    row = hand * MAX_OPTIONS
+    for options, count in zip(removals, counts):
+        n = count[hand]
+        removal |= options[row + t % n]
+        t //= n
+    return packed[hand] & ~removal, offsets
+
+
+def _run_deadwood_rows(rest: np.ndarray) -> np.ndarray:
+    lanes = _lanes(rest)
+    return RUN_DEADWOOD[lanes[0]] + RUN_DEADWOOD[lanes[1]] + RUN_DEADWOOD[lanes[2]] + RUN_DEADWOOD[lanes[3]]
+
+
+def _chunked(fn, hands: np.ndarray, width: tuple[int, ...] = ()) -> np.ndarray:
+    packed = pack_hands(hands)
+    out = np.empty((packed.size, *width), dtype=np.int16)
+    for start in range(0, packed.size, _CHUNK):
+        out[start:start + _CHUNK] = fn(packed[start:start + _CHUNK])
+    return out
+
+
+def _deadwood_chunk(packed: np.ndarray) -> np.ndarray:
+    rest, offsets = _expand_set_choices(packed, prune=True)
+    return np.minimum.reduceat(_run_deadwood_rows(rest), offsets)
+
+
+def _best_discard_chunk(packed: np.ndarray) -> np.ndarray:
+    rest, offsets = _expand_set_choices(packed, prune=False)
+    lanes = _lanes(rest)
+    total = RUN_DEADWOOD[lanes[0]] + RUN_DEADWOOD[lanes[1]] + RUN_DEADWOOD[lanes[2]] + RUN_DEADWOOD[lanes[3]]
+    gain = np.maximum(np.maximum(DROP_GAIN[lanes[0]], DROP_GAIN[lanes[1]]),
+                      np.maximum(DROP_GAIN[lanes[2]], DROP_GAIN[lanes[3]]))
+    return np.minimum.reduceat(total - gain, offsets)
+
+
+def _discard_deadwoods_chunk(packed: np.ndarray) -> np.ndarray:
+    rest, offsets = _expand_set_choices(packed, prune=False)
+    lanes = np.stack(_lanes(rest), axis=1).astype(np.int64)
+    dws = RUN_DEADWOOD[lanes]
+    base = dws.sum(axis=1, dtype=np.int16)
+    per_card = DROP_DEADWOOD[lanes] + (base[:, None] - dws)[:, :, None]
+    per_card = np.minimum(per_card, NOT_HELD).reshape(-1, cards.N_CARDS)
+    return np.minimum.reduceat(per_card, offsets, axis=0)
+
+
+def deadwood_batch(hands: np.ndarray) -> np.ndarray:
+    """Exact deadwood of each row of an ``(N, 52)`` bool array (R7), as ``(N,)`` int16."""
+    return _chunked(_deadwood_chunk, hands)
+
+
+def best_discard_deadwood_batch(hands: np.ndarray) -> np.ndarray:
+    """Exact ``min over discards of deadwood(hand - card)`` for each row of an ``(N, 52)`` bool array (R8)."""
+    return _chunked(_best_discard_chunk, hands)
+
+
+def discard_deadwoods_batch(hands: np.ndarray) -> np.ndarray:
+    """``(N, 52)`` int16: deadwood of each hand minus each held card (``NOT_HELD`` for cards not held)."""
+    return _chunked(_discard_deadwoods_chunk, hands, (cards.N_CARDS,))

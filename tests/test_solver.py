@@ -1,0 +1,202 @@
+"""The exact solver (R5-R8, R22, R27-R29) against the oracle test data, a brute-force reference, and itself."""
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gin_env import cards, solver
+from tests.reference import brute_best_discard, brute_deadwood
+
+TESTDATA = Path(__file__).resolve().parents[2] / "shared" / "testdata"
+
+
+def _load(name):
+    path = TESTDATA / name
+    if not path.exists():
+        pytest.fail(f"oracle test data missing: {path} (../shared/testdata next to the project root)")
+    with gzip.open(path, "rt") as f:
+        return [json.loads(line) for line in f]
+
+
+DEADWOOD_CASES = _load("deadwood_cases.jsonl.gz")
+KNOCK_CASES = _load("knock_cases.jsonl.gz")
+TEN = [r for r in DEADWOOD_CASES if len(r["cards"]) == 10]
+ELEVEN = [r for r in DEADWOOD_CASES if len(r["cards"]) == 11]
+
+
+def test_testdata_has_every_kind():
+    kinds = {r["id"].rsplit("-", 1)[0] for r in DEADWOOD_CASES}
+    assert kinds == {"random10", "meldrich10", "random11", "meldrich11"}
+    assert len(DEADWOOD_CASES) == 8000 and len(KNOCK_CASES) == 1000
+
+
+def test_ten_card_deadwood_matches_oracle_scalar():
+    wrong = [r["id"] for r in TEN if solver.deadwood(r["cards"]) != r["deadwood"]]
+    assert wrong == []
+
+
+def test_ten_card_deadwood_matches_oracle_batch():
+    hands = np.array([cards.to_array(r["cards"]) for r in TEN])
+    expected = np.array([r["deadwood"] for r in TEN])
+    np.testing.assert_array_equal(solver.deadwood_batch(hands), expected)
+
+
+def test_eleven_card_values_match_oracle_scalar():
+    for r in ELEVEN:
+        ids = cards.parse(r["cards"])
+        after = solver.discard_deadwoods(ids)
+        assert [after[c] for c in ids] == r["deadwood_after_discard"], r["id"]
+        assert solver.best_discard_deadwood(ids) == r["best_discard_deadwood"], r["id"]
+        assert sorted(c for c in ids if after[c] == 0) == sorted(cards.parse(r["gin_discards"])), r["id"]
+        assert sorted(c for c in ids if after[c] <= 10) == sorted(cards.parse(r["knock_discards"])), r["id"]
+
+
+def test_eleven_card_values_match_oracle_batch():
+    hands = np.array([cards.to_array(r["cards"]) for r in ELEVEN])
+    np.testing.assert_array_equal(solver.best_discard_deadwood_batch(hands),
+                                  [r["best_discard_deadwood"] for r in ELEVEN])
+    per_card = solver.discard_deadwoods_batch(hands)
+    for row, r in zip(per_card, ELEVEN):
+        ids = cards.parse(r["cards"])
+        assert row[ids].tolist() == r["deadwood_after_discard"], r["id"]
+        assert (np.delete(row, ids) == solver.NOT_HELD).all()
+
+
+def test_knock_showdowns_match_oracle():
+    for r in KNOCK_CASES:
+        result = solver.showdown(r["knocker"], r["defender"])
+        assert result.gin == r["gin"], r["id"]
+        assert result.knocker_deadwood == r["knocker_deadwood"], r["id"]
+        assert result.defender_deadwood == r["defender_deadwood_auto"], r["id"]
+
+
+def test_knock_showdown_range_over_every_optimal_arrangement():
+    """The defender's deadwood over every minimum-deadwood knocker layout spans exactly the oracle's range (R22)."""
+    for r in KNOCK_CASES:
+        if r["gin"]:
+            continue
+        fs = [solver.showdown(r["knocker"], r["defender"], arrangement=a).defender_deadwood
+              for a in solver.optimal_arrangements(r["knocker"])]
+        assert [min(fs), max(fs)] == r["defender_deadwood_range"], r["id"]
+
+
+# ----- property tests against the brute-force reference ---------------------------------------------------------
+
+@st.composite
+def meld_rich_hands(draw, size):
+    """Hands drawn from a few adjacent ranks in a few suits: full of overlapping sets and runs."""
+    n_ranks = draw(st.integers(3, 5))
+    low = draw(st.integers(0, 13 - n_ranks))
+    suits = draw(st.lists(st.integers(0, 3), min_size=3, max_size=4, unique=True))
+    pool = [s * 13 + r for s in suits for r in range(low, low + n_ranks)]
+    extra = [c for c in range(52) if c not in pool]
+    k = min(size, len(pool))
+    chosen = draw(st.lists(st.sampled_from(pool), min_size=k, max_size=k, unique=True))
+    rest = draw(st.lists(st.sampled_from(extra), min_size=size - k, max_size=size - k, unique=True))
+    return sorted(chosen + rest)
+
+
+def any_hands(size):
+    return st.lists(st.integers(0, 51), min_size=size, max_size=size, unique=True)
+
+
+def hands_of(size):
+    return st.one_of(meld_rich_hands(size), any_hands(size))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(hands_of(10), min_size=1, max_size=8))
+def test_ten_card_solver_equals_brute_force(hands):
+    batch = solver.deadwood_batch(np.array([cards.to_array(h) for h in hands]))
+    for h, b in zip(hands, batch):
+        expected = brute_deadwood(frozenset(h))
+        assert solver.deadwood(h) == expected == b, cards.to_str(h)
+        melds, dead = solver.arrangement(h)
+        assert all(solver.is_meld(m) for m in melds)
+        assert sorted(sum(melds, []) + dead) == sorted(h)
+        assert cards.hand_value(dead) == expected
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(hands_of(11), min_size=1, max_size=6))
+def test_eleven_card_solver_equals_brute_force(hands):
+    arr = np.array([cards.to_array(h) for h in hands])
+    best = solver.best_discard_deadwood_batch(arr)
+    per_card = solver.discard_deadwoods_batch(arr)
+    for i, h in enumerate(hands):
+        expected = {c: brute_deadwood(frozenset(h) - {c}) for c in h}
+        assert solver.discard_deadwoods(h) == expected, cards.to_str(h)
+        assert {c: int(per_card[i, c]) for c in h} == expected
+        assert solver.best_discard_deadwood(h) == best[i] == brute_best_discard(frozenset(h))
+        assert solver.deadwood(h) == brute_deadwood(frozenset(h))
+
+
+def test_batch_matches_scalar_on_many_seeded_hands():
+    rng = np.random.default_rng(7)
+    for size in (10, 11):
+        hands = np.zeros((3000, 52), dtype=bool)
+        for row in hands:
+            row[rng.choice(52, size, replace=False)] = True
+        scalar = [solver.deadwood(np.flatnonzero(row).tolist()) for row in hands]
+        np.testing.assert_array_equal(solver.deadwood_batch(hands), scalar)
+        if size == 11:
+            scalar11 = [solver.best_discard_deadwood(np.flatnonzero(row).tolist()) for row in hands]
+            np.testing.assert_array_equal(solver.best_discard_deadwood_batch(hands), scalar11)
+
+
+# ----- named hands ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("hand, expected", [
+    ("4H 4C 4S 5H 6H 7H 9C 9D 9S 2D", 2),      # X1(a): sets + run beat the long run
+    ("3H 3C 3S 4H 5H 9C 9D 9S 2C AD", 9),      # X1(b): sets-first would give 12
+    ("QS KS AS", 21),                          # E8: no wraparound
+    ("AH 2H 3H 4H 5H 6H 7H 8H 9H TH", 0),      # E4: a 10-card run is one meld
+    ("7S 8S 9S 7H 8H 9H 7D 8D 9D 2C", 2),      # E5: runs or sets, same deadwood
+    ("KS KH KD KC", 0),
+    ("", 0),
+])
+def test_named_deadwood(hand, expected):
+    assert solver.deadwood(hand) == expected
+
+
+def test_eleven_card_run_is_big_gin_shape():
+    assert solver.deadwood("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH") == 0  # E4
+
+
+def test_optimal_arrangements_of_overlap_hand_are_runs_and_sets():
+    layouts = solver.optimal_arrangements("7S 8S 9S 7H 8H 9H 7D 8D 9D 2C")
+    as_text = sorted(sorted(cards.to_str(m) for m in arr) for arr in layouts)
+    assert as_text == [["7D 8D 9D", "7H 8H 9H", "7S 8S 9S"], ["7S 7H 7D", "8S 8H 8D", "9S 9H 9D"]]
+
+
+def test_is_meld():
+    assert solver.is_meld(cards.parse("5S 6S 7S 8S"))
+    assert solver.is_meld(cards.parse("5S 5H 5D"))
+    assert not solver.is_meld(cards.parse("5S 6S 8S"))
+    assert not solver.is_meld(cards.parse("QS KS AS"))
+    assert not solver.is_meld(cards.parse("5S 6H 7D"))
+    assert not solver.is_meld(cards.parse("5S 6S"))
+
+
+def test_explicit_arrangement_is_validated():
+    knocker, defender = "7S 8S 9S 7H 8H 9H 7D 8D 9D 2C", "6S TH 8C KD KH KS 3H 4H 5H 4C"
+    with pytest.raises(ValueError, match="not a legal meld"):
+        solver.showdown(knocker, defender, arrangement=[cards.parse("7S 8S 9H")])
+    with pytest.raises(ValueError, match="does not hold"):
+        solver.showdown(knocker, defender, arrangement=[cards.parse("TS JS QS")])
+    with pytest.raises(ValueError, match="overlaps"):
+        solver.showdown(knocker, defender, arrangement=[cards.parse("7S 8S 9S"), cards.parse("7S 7H 7D")])
+    with pytest.raises(ValueError, match="share cards"):
+        solver.showdown(knocker, "7S " + defender[3:], arrangement=None)
+
+
+def test_batch_rejects_bad_shapes_and_handles_empty_batches():
+    with pytest.raises(ValueError, match=r"shape \(N, 52\)"):
+        solver.deadwood_batch(np.zeros((3, 51), dtype=bool))
+    assert solver.deadwood_batch(np.zeros((0, 52), dtype=bool)).shape == (0,)
+    assert solver.discard_deadwoods_batch(np.zeros((0, 52), dtype=bool)).shape == (0, 52)
