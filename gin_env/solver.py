@@ -65,19 +65,22 @@ RUN_DEADWOOD, RUN_MOVE = _build_run_tables()
 _RUN_DW = RUN_DEADWOOD.tolist()
 
 
-def _build_drop_tables() -> tuple[np.ndarray, np.ndarray]:
-    """For each pattern: run deadwood after removing each held rank (NOT_HELD elsewhere), and the best gain."""
+def _build_drop_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each pattern: run deadwood after removing each held rank (NOT_HELD elsewhere), the best gain of one
+    removal, and the ranks whose removal achieves it."""
     patterns = np.arange(SUIT_PATTERNS)
     bits = 1 << np.arange(SUIT_BITS)
     held = (patterns[:, None] & bits) != 0
     after = RUN_DEADWOOD[patterns[:, None] & ~bits].astype(np.int16)
     after[~held] = NOT_HELD
-    gain = (RUN_DEADWOOD - after.min(axis=1)).astype(np.int16)
+    least = after.min(axis=1)
+    gain = (RUN_DEADWOOD - least).astype(np.int16)
     gain[0] = NO_CARD
-    return after, gain
+    best_ranks = ((after == least[:, None]) & held) @ bits
+    return after, gain, best_ranks.astype(np.uint64)
 
 
-DROP_DEADWOOD, DROP_GAIN = _build_drop_tables()
+DROP_DEADWOOD, DROP_GAIN, DROP_BEST_RANKS = _build_drop_tables()
 _DROP_GAIN = DROP_GAIN.tolist()
 
 #: Ranks of a pattern that lie in some fully held 3-card window: the only cards that could ever be in a run.
@@ -451,28 +454,32 @@ _U = [np.uint64(k) for k in range(64)]
 _CHUNK = 8192
 
 
-def pack_hands(hands: np.ndarray) -> np.ndarray:
-    """``(N, 52)`` bool hands as ``(N,)`` uint64 words, suit s in bits ``16*s .. 16*s+12``."""
-    hands = np.asarray(hands)
-    if hands.ndim != 2 or hands.shape[1] != cards.N_CARDS:
-        raise ValueError(f"hands must have shape (N, 52), got {hands.shape}")
-    raw = np.zeros((hands.shape[0], 8), dtype=np.uint8)
-    raw[:, :7] = np.packbits(hands, axis=1, bitorder="little")
-    dense = raw.view("<u8")[:, 0]
+def pack_masks(masks: np.ndarray) -> np.ndarray:
+    """52-bit card masks (bit c for card c, as uint64) to the packed form: suit s in bits ``16*s .. 16*s+12``."""
+    dense = np.asarray(masks, dtype=np.uint64)
     packed = dense & _LANE
     for s in range(1, 4):
         packed |= ((dense >> _U[SUIT_BITS * s]) & _LANE) << _U[PACK_STRIDE * s]
     return packed
 
 
+def hands_to_masks(hands: np.ndarray) -> np.ndarray:
+    """``(N, 52)`` bool hands as ``(N,)`` uint64 card masks."""
+    hands = np.asarray(hands)
+    if hands.ndim != 2 or hands.shape[1] != cards.N_CARDS:
+        raise ValueError(f"hands must have shape (N, 52), got {hands.shape}")
+    raw = np.zeros((hands.shape[0], 8), dtype=np.uint8)
+    raw[:, :7] = np.packbits(hands, axis=1, bitorder="little")
+    return raw.view("<u8")[:, 0].astype(np.uint64)
+
+
 def _lanes(packed: np.ndarray) -> list[np.ndarray]:
     return [(packed >> _U[PACK_STRIDE * s]) & _LANE for s in range(4)]
 
 
-def _expand_set_choices(packed: np.ndarray, prune: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Every hand's packed remainder after each of its set choices, hand by hand, and where each hand starts.
-
-    A hand with no choice to make (no rank held 3+ times, or every choice forced by pruning) yields one row."""
+def _expand_set_choices(packed: np.ndarray, prune: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every hand's packed remainder after each of its set choices, hand by hand; the hand of each row; and
+    where each hand's rows start. A hand with no choice to make yields one row."""
     a, b, c, d = _lanes(packed)
     set_ranks = (a & b & (c | d)) | ((a | b) & c & d)
     capable = packed & (packed >> _U[1]) & (packed >> _U[2])
@@ -489,7 +496,8 @@ def _expand_set_choices(packed: np.ndarray, prune: bool) -> tuple[np.ndarray, np
         removals.append((option_removals[key] << rank[:, None]).ravel())
         counts.append(option_counts[key])
     if not counts:
-        return packed, np.arange(packed.size)
+        index = np.arange(packed.size)
+        return packed, index, index
     per_hand = functools.reduce(np.multiply, counts)
     offsets = np.zeros(packed.size, dtype=np.int64)
     np.cumsum(per_hand[:-1], out=offsets[1:])
@@ -501,38 +509,53 @@ def _expand_set_choices(packed: np.ndarray, prune: bool) -> tuple[np.ndarray, np
         n = count[hand]
         removal |= options[row + t % n]
         t //= n
-    return packed[hand] & ~removal, offsets
+    return packed[hand] & ~removal, hand, offsets
 
 
-def _run_deadwood_rows(rest: np.ndarray) -> np.ndarray:
-    lanes = _lanes(rest)
-    return RUN_DEADWOOD[lanes[0]] + RUN_DEADWOOD[lanes[1]] + RUN_DEADWOOD[lanes[2]] + RUN_DEADWOOD[lanes[3]]
-
-
-def _chunked(fn, hands: np.ndarray, width: tuple[int, ...] = ()) -> np.ndarray:
-    packed = pack_hands(hands)
-    out = np.empty((packed.size, *width), dtype=np.int16)
+def _chunked(fn, masks: np.ndarray, width: tuple[int, ...] = (), dtype=np.int16) -> np.ndarray:
+    packed = pack_masks(masks)
+    out = np.empty((packed.size, *width), dtype=dtype)
     for start in range(0, packed.size, _CHUNK):
         out[start:start + _CHUNK] = fn(packed[start:start + _CHUNK])
     return out
 
 
 def _deadwood_chunk(packed: np.ndarray) -> np.ndarray:
-    rest, offsets = _expand_set_choices(packed, prune=True)
-    return np.minimum.reduceat(_run_deadwood_rows(rest), offsets)
+    rest, _, offsets = _expand_set_choices(packed, prune=True)
+    lanes = _lanes(rest)
+    total = RUN_DEADWOOD[lanes[0]] + RUN_DEADWOOD[lanes[1]] + RUN_DEADWOOD[lanes[2]] + RUN_DEADWOOD[lanes[3]]
+    return np.minimum.reduceat(total, offsets)
+
+
+def _discard_rows(packed: np.ndarray):
+    """Per set-choice row: the least deadwood after one discard, its lanes and gains, plus row bookkeeping."""
+    rest, hand, offsets = _expand_set_choices(packed, prune=False)
+    lanes = _lanes(rest)
+    gains = [DROP_GAIN[lane] for lane in lanes]
+    total = RUN_DEADWOOD[lanes[0]] + RUN_DEADWOOD[lanes[1]] + RUN_DEADWOOD[lanes[2]] + RUN_DEADWOOD[lanes[3]]
+    best_gain = np.maximum(np.maximum(gains[0], gains[1]), np.maximum(gains[2], gains[3]))
+    return total - best_gain, lanes, gains, best_gain, hand, offsets
 
 
 def _best_discard_chunk(packed: np.ndarray) -> np.ndarray:
-    rest, offsets = _expand_set_choices(packed, prune=False)
-    lanes = _lanes(rest)
-    total = RUN_DEADWOOD[lanes[0]] + RUN_DEADWOOD[lanes[1]] + RUN_DEADWOOD[lanes[2]] + RUN_DEADWOOD[lanes[3]]
-    gain = np.maximum(np.maximum(DROP_GAIN[lanes[0]], DROP_GAIN[lanes[1]]),
-                      np.maximum(DROP_GAIN[lanes[2]], DROP_GAIN[lanes[3]]))
-    return np.minimum.reduceat(total - gain, offsets)
+    value, *_, offsets = _discard_rows(packed)
+    return np.minimum.reduceat(value, offsets)
+
+
+def _best_discards_chunk(packed: np.ndarray) -> np.ndarray:
+    """(N, 2) uint64: the least deadwood after a discard, and the card mask of every discard that reaches it."""
+    value, lanes, gains, best_gain, hand, offsets = _discard_rows(packed)
+    best = np.minimum.reduceat(value, offsets)
+    chosen = np.zeros(value.size, dtype=np.uint64)
+    for s in range(4):
+        ranks = np.where(gains[s] == best_gain, DROP_BEST_RANKS[lanes[s]], _U[0])
+        chosen |= ranks << _U[SUIT_BITS * s]
+    chosen[value != best[hand]] = 0
+    return np.stack([best.astype(np.uint64), np.bitwise_or.reduceat(chosen, offsets)], axis=1)
 
 
 def _discard_deadwoods_chunk(packed: np.ndarray) -> np.ndarray:
-    rest, offsets = _expand_set_choices(packed, prune=False)
+    rest, _, offsets = _expand_set_choices(packed, prune=False)
     lanes = np.stack(_lanes(rest), axis=1).astype(np.int64)
     dws = RUN_DEADWOOD[lanes]
     base = dws.sum(axis=1, dtype=np.int16)
@@ -543,14 +566,31 @@ def _discard_deadwoods_chunk(packed: np.ndarray) -> np.ndarray:
 
 def deadwood_batch(hands: np.ndarray) -> np.ndarray:
     """Exact deadwood of each row of an ``(N, 52)`` bool array (R7), as ``(N,)`` int16."""
-    return _chunked(_deadwood_chunk, hands)
+    return _chunked(_deadwood_chunk, hands_to_masks(hands))
 
 
 def best_discard_deadwood_batch(hands: np.ndarray) -> np.ndarray:
     """Exact ``min over discards of deadwood(hand - card)`` for each row of an ``(N, 52)`` bool array (R8)."""
-    return _chunked(_best_discard_chunk, hands)
+    return _chunked(_best_discard_chunk, hands_to_masks(hands))
 
 
 def discard_deadwoods_batch(hands: np.ndarray) -> np.ndarray:
     """``(N, 52)`` int16: deadwood of each hand minus each held card (``NOT_HELD`` for cards not held)."""
-    return _chunked(_discard_deadwoods_chunk, hands, (cards.N_CARDS,))
+    return discard_deadwoods_of_masks(hands_to_masks(hands))
+
+
+def deadwood_of_masks(masks: np.ndarray) -> np.ndarray:
+    """:func:`deadwood_batch` for hands given as ``(N,)`` uint64 card masks."""
+    return _chunked(_deadwood_chunk, masks)
+
+
+def discard_deadwoods_of_masks(masks: np.ndarray) -> np.ndarray:
+    """:func:`discard_deadwoods_batch` for hands given as ``(N,)`` uint64 card masks."""
+    return _chunked(_discard_deadwoods_chunk, masks, (cards.N_CARDS,))
+
+
+def best_discards_of_masks(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For hands given as uint64 card masks: the least deadwood after one discard ``(N,)`` int16, and the card
+    mask ``(N,)`` uint64 of every discard that reaches it. Cheaper than the full per-card table."""
+    both = _chunked(_best_discards_chunk, masks, (2,), dtype=np.uint64)
+    return both[:, 0].astype(np.int16), both[:, 1]

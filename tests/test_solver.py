@@ -195,6 +195,22 @@ def test_explicit_arrangement_is_validated():
         solver.showdown(knocker, "7S " + defender[3:], arrangement=None)
 
 
+def test_best_discards_of_masks_lists_every_best_discard():
+    rng = np.random.default_rng(11)
+    hands = np.zeros((4000, 52), dtype=bool)
+    for i, row in enumerate(hands):
+        pool = rng.choice(52, 11, replace=False) if i % 2 else rng.choice(20, 11, replace=False) + 13 * (i % 3)
+        row[pool] = True
+    masks = solver.hands_to_masks(hands)
+    best, chosen = solver.best_discards_of_masks(masks)
+    per_card = solver.discard_deadwoods_batch(hands)
+    np.testing.assert_array_equal(best, per_card.min(axis=1))
+    expected = cards.masks_to_array([0] * len(hands))
+    expected[per_card == per_card.min(axis=1, keepdims=True)] = True
+    np.testing.assert_array_equal(cards.masks_to_array(chosen.tolist()), expected)
+    np.testing.assert_array_equal(solver.deadwood_of_masks(masks), solver.deadwood_batch(hands))
+
+
 def test_batch_rejects_bad_shapes_and_handles_empty_batches():
     with pytest.raises(ValueError, match=r"shape \(N, 52\)"):
         solver.deadwood_batch(np.zeros((3, 51), dtype=bool))
