@@ -477,17 +477,31 @@ def _lanes(packed: np.ndarray) -> list[np.ndarray]:
     return [(packed >> _U[PACK_STRIDE * s]) & _LANE for s in range(4)]
 
 
-def _expand_set_choices(packed: np.ndarray, prune: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _run_cover(packed: np.ndarray) -> np.ndarray:
+    """Cards of a packed holding that lie in a fully held 3-card window of their suit. For runs alone this is
+    the unique optimal cover: every such card is melded, no other card can be."""
+    windows = packed & (packed >> _U[1]) & (packed >> _U[2])
+    return windows | (windows << _U[1]) | (windows << _U[2])
+
+
+def _low_bit(x: np.ndarray) -> np.ndarray:
+    return x & (~x + _U[1])
+
+
+def _expand_set_choices(packed: np.ndarray, prune: bool,
+                        free: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every hand's packed remainder after each of its set choices, hand by hand; the hand of each row; and
-    where each hand's rows start. A hand with no choice to make yields one row."""
+    where each hand's rows start. A hand with no choice to make yields one row.
+
+    ``free``: extra cards per hand that may join runs but never sets (a knocker's melded runs, for layoffs)."""
+    runs_pattern = packed if free is None else packed | free
     a, b, c, d = _lanes(packed)
     set_ranks = (a & b & (c | d)) | ((a | b) & c & d)
-    capable = packed & (packed >> _U[1]) & (packed >> _U[2])
-    capable |= (capable << _U[1]) | (capable << _U[2])
+    capable = _run_cover(runs_pattern)
     option_removals, option_counts = _OPTION_REMOVALS[prune], _OPTION_COUNTS[prune]
     removals, counts = [], []
     while set_ranks.any():
-        low = set_ranks & (~set_ranks + _U[1])
+        low = _low_bit(set_ranks)
         set_ranks ^= low
         rank = _LOW_BIT_RANK[low]
         present = (((packed >> rank) & _LANE_LOW_BITS) * _GATHER_LANES) >> _U[48]
@@ -497,7 +511,7 @@ def _expand_set_choices(packed: np.ndarray, prune: bool) -> tuple[np.ndarray, np
         counts.append(option_counts[key])
     if not counts:
         index = np.arange(packed.size)
-        return packed, index, index
+        return runs_pattern, index, index
     per_hand = functools.reduce(np.multiply, counts)
     offsets = np.zeros(packed.size, dtype=np.int64)
     np.cumsum(per_hand[:-1], out=offsets[1:])
@@ -509,7 +523,7 @@ def _expand_set_choices(packed: np.ndarray, prune: bool) -> tuple[np.ndarray, np
         n = count[hand]
         removal |= options[row + t % n]
         t //= n
-    return packed[hand] & ~removal, hand, offsets
+    return runs_pattern[hand] & ~removal, hand, offsets
 
 
 def _chunked(fn, masks: np.ndarray, width: tuple[int, ...] = (), dtype=np.int16) -> np.ndarray:
@@ -520,11 +534,53 @@ def _chunked(fn, masks: np.ndarray, width: tuple[int, ...] = (), dtype=np.int16)
     return out
 
 
+def _row_deadwood(rest: np.ndarray) -> np.ndarray:
+    lanes = _lanes(rest)
+    return RUN_DEADWOOD[lanes[0]] + RUN_DEADWOOD[lanes[1]] + RUN_DEADWOOD[lanes[2]] + RUN_DEADWOOD[lanes[3]]
+
+
 def _deadwood_chunk(packed: np.ndarray) -> np.ndarray:
     rest, _, offsets = _expand_set_choices(packed, prune=True)
-    lanes = _lanes(rest)
-    total = RUN_DEADWOOD[lanes[0]] + RUN_DEADWOOD[lanes[1]] + RUN_DEADWOOD[lanes[2]] + RUN_DEADWOOD[lanes[3]]
-    return np.minimum.reduceat(total, offsets)
+    return np.minimum.reduceat(_row_deadwood(rest), offsets)
+
+
+def _starts(group: np.ndarray) -> np.ndarray:
+    """Start index of each run of equal values in a sorted group-id array."""
+    return np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
+
+
+def _defender_after_layoffs_batch(knocker: np.ndarray, defender: np.ndarray,
+                                  knocker_deadwood: np.ndarray) -> np.ndarray:
+    """F of R28 under the R22 auto-arrangement, for packed non-gin knocks, with no Python loop over hands.
+
+    Each optimal set choice of the knocker is one arrangement (its runs are the unique run cover). Laying off on a
+    run is the same as letting the defender's runs use the knocker's run cards for free: any defender run through
+    them is a chain of layoffs, and an optimal cover always uses all of a knocker's run (it is 3+ long), so the
+    plain run table gives the defender's deadwood. A 3-set's fourth card is either laid off or kept, both tried."""
+    rest, game, _ = _expand_set_choices(knocker, prune=True)
+    optimal = _row_deadwood(rest) == knocker_deadwood[game]
+    rest, game = rest[optimal], game[optimal]
+    runs = _run_cover(rest)
+    a, b, c, d = _lanes(knocker[game] & ~rest)
+    three = ((a & b & (c | d)) | ((a | b) & c & d)) & ~(a & b & c & d)
+    fourth = np.zeros_like(rest)
+    for s, lane in enumerate((a, b, c, d)):
+        fourth |= (three & ~lane) << _U[PACK_STRIDE * s]
+    fourth &= defender[game]
+    bits = []
+    for _ in range(3):
+        bits.append(_low_bit(fourth))
+        fourth ^= bits[-1]
+    n_subsets = np.left_shift(1, sum((b != 0).astype(np.int64) for b in bits))
+    arrangement = np.repeat(np.arange(game.size), n_subsets)
+    subset = (np.arange(arrangement.size) - np.repeat(np.cumsum(n_subsets) - n_subsets, n_subsets)).astype(np.uint64)
+    laid = np.zeros(arrangement.size, dtype=np.uint64)
+    for i, bit in enumerate(bits):
+        laid |= bit[arrangement] * ((subset >> _U[i]) & _U[1])
+    left, row, offsets = _expand_set_choices(defender[game][arrangement] & ~laid, prune=True, free=runs[arrangement])
+    per_subset = np.minimum.reduceat(_row_deadwood(left), offsets)
+    per_arrangement = np.minimum.reduceat(per_subset, _starts(arrangement))
+    return np.maximum.reduceat(per_arrangement, _starts(game))
 
 
 def _discard_rows(packed: np.ndarray):
@@ -562,6 +618,24 @@ def _discard_deadwoods_chunk(packed: np.ndarray) -> np.ndarray:
     per_card = DROP_DEADWOOD[lanes] + (base[:, None] - dws)[:, :, None]
     per_card = np.minimum(per_card, NOT_HELD).reshape(-1, cards.N_CARDS)
     return np.minimum.reduceat(per_card, offsets, axis=0)
+
+
+def showdown_of_masks(knockers: np.ndarray, defenders: np.ndarray, layoffs: bool = True
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Batched showdown for 10-card holdings given as uint64 card masks: (K, F) per knock, ``(M,)`` int16 each.
+
+    K is the knocker's deadwood, F the defender's after optimal joint melds and layoffs against the R22
+    auto-arrangement (R27, R28); with K = 0 (gin, R29) or ``layoffs=False`` there are no layoffs."""
+    knockers = pack_masks(knockers)
+    defenders = pack_masks(defenders)
+    k = np.concatenate([_deadwood_chunk(knockers[i:i + _CHUNK]) for i in range(0, knockers.size, _CHUNK)] or
+                       [np.zeros(0, dtype=np.int16)])
+    f = np.concatenate([_deadwood_chunk(defenders[i:i + _CHUNK]) for i in range(0, defenders.size, _CHUNK)] or
+                       [np.zeros(0, dtype=np.int16)])
+    knock = np.flatnonzero(k > 0) if layoffs else np.zeros(0, dtype=np.int64)
+    if knock.size:
+        f[knock] = _defender_after_layoffs_batch(knockers[knock], defenders[knock], k[knock])
+    return k, f
 
 
 def deadwood_batch(hands: np.ndarray) -> np.ndarray:

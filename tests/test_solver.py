@@ -75,6 +75,16 @@ def test_knock_showdowns_match_oracle():
         assert result.defender_deadwood == r["defender_deadwood_auto"], r["id"]
 
 
+def test_batched_showdown_matches_oracle():
+    knockers = np.array([cards.to_mask(r["knocker"]) for r in KNOCK_CASES], dtype=np.uint64)
+    defenders = np.array([cards.to_mask(r["defender"]) for r in KNOCK_CASES], dtype=np.uint64)
+    k, f = solver.showdown_of_masks(knockers, defenders)
+    np.testing.assert_array_equal(k, [r["knocker_deadwood"] for r in KNOCK_CASES])
+    np.testing.assert_array_equal(f, [r["defender_deadwood_auto"] for r in KNOCK_CASES])
+    _, plain = solver.showdown_of_masks(knockers, defenders, layoffs=False)
+    np.testing.assert_array_equal(plain, solver.deadwood_of_masks(defenders))
+
+
 def test_knock_showdown_range_over_every_optimal_arrangement():
     """The defender's deadwood over every minimum-deadwood knocker layout spans exactly the oracle's range (R22)."""
     for r in KNOCK_CASES:
@@ -147,6 +157,21 @@ def test_batch_matches_scalar_on_many_seeded_hands():
         if size == 11:
             scalar11 = [solver.best_discard_deadwood(np.flatnonzero(row).tolist()) for row in hands]
             np.testing.assert_array_equal(solver.best_discard_deadwood_batch(hands), scalar11)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(meld_rich_hands(20), min_size=1, max_size=6), st.randoms(use_true_random=False))
+def test_batched_showdown_equals_scalar_showdown(pools, random):
+    """On meld-rich deals (20 cards from a few ranks, split at random) the batched and scalar showdowns agree."""
+    knockers, defenders = [], []
+    for pool in pools:
+        random.shuffle(pool)
+        knockers.append(cards.to_mask(pool[:10]))
+        defenders.append(cards.to_mask(pool[10:]))
+    k, f = solver.showdown_of_masks(np.array(knockers, dtype=np.uint64), np.array(defenders, dtype=np.uint64))
+    for i, (kn, de) in enumerate(zip(knockers, defenders)):
+        result = solver.showdown(kn, de)
+        assert (result.knocker_deadwood, result.defender_deadwood) == (k[i], f[i]), cards.to_str(kn)
 
 
 # ----- named hands ---------------------------------------------------------------------------------------------
