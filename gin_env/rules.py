@@ -87,6 +87,8 @@ class Rules:
 
     def hand_knock_limit(self, initial_upcard: int | None) -> int:
         """The knock limit L of one hand (R20, R46): capped by the initial upcard under Oklahoma."""
+        if initial_upcard is not None and not 0 <= initial_upcard < 52:
+            raise ValueError(f"initial upcard {initial_upcard!r} is not a card id 0..51 (None for no upcard)")
         if not self.oklahoma or initial_upcard is None:
             return self.knock_limit
         rank = initial_upcard % 13

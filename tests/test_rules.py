@@ -66,3 +66,5 @@ def test_oklahoma_knock_limit_r46_and_doubling_r47():
     assert ok.hand_knock_limit(26) == 0  # AD, gin only
     assert ok.replace(oklahoma_ace="one").hand_knock_limit(26) == 1
     assert Rules.preset("standard").hand_knock_limit(3) == 10
+    with pytest.raises(ValueError, match="not a card id"):
+        ok.hand_knock_limit(-1)

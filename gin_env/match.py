@@ -1,0 +1,142 @@
+"""A game of Gin Rummy to the target score (RULES.md R9, R39-R44).
+
+This module owns what lies between hands: the first dealer, running scores and hands won, when the game ends, who
+deals next, and the final totals with game, box and shutout bonuses. One hand is ``engine``'s job.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from gin_env import cards, engine
+from gin_env.engine import HandOutcome, HandState, IllegalActionError
+from gin_env.rules import Rules
+
+PLAYERS = (0, 1)
+#: First-dealer choices that name a fixed player (R9).
+FIXED_FIRST_DEALER = {"P1": 0, "P2": 1}
+
+
+@dataclass(frozen=True)
+class MatchState:
+    """A game in progress or finished.
+
+    ``scores`` are hand points toward the target (R40), without end-of-game bonuses. ``dealer`` deals ``hand``, the
+    hand in play. Once the game is over, ``hand`` is the finished last hand when it was played through
+    :func:`step`, and None when the last outcome came through :func:`record_hand`."""
+
+    rules: Rules
+    scores: tuple[int, int]
+    hands_won: tuple[int, int]
+    dealer: int
+    hand: HandState | None
+    history: tuple[HandOutcome, ...]
+    winner: int | None
+    over: bool
+
+
+def first_dealer(rules: Rules, rng: np.random.Generator) -> int:
+    """The first dealer under ``rules.first_dealer`` (R9).
+
+    In a cut, P1 then P2 draw one card each from a shuffled deck; with ``cut_low`` the lower rank deals, with
+    ``cut_high`` the higher. Equal ranks cut again."""
+    mode = rules.first_dealer
+    if mode in FIXED_FIRST_DEALER:
+        return FIXED_FIRST_DEALER[mode]
+    if mode == "random":
+        return int(rng.integers(len(PLAYERS)))
+    while True:
+        p1_card, p2_card = rng.choice(cards.N_CARDS, size=2, replace=False).tolist()
+        p1_rank, p2_rank = cards.rank(p1_card), cards.rank(p2_card)
+        if p1_rank != p2_rank:
+            break
+    low = 0 if p1_rank < p2_rank else 1
+    return low if mode == "cut_low" else 1 - low
+
+
+def new_match(rules: Rules, rng: np.random.Generator, *, dealer: int | None = None) -> MatchState:
+    """Start a game and deal its first hand; ``dealer`` overrides the cut (R9)."""
+    if dealer is None:
+        dealer = first_dealer(rules, rng)
+    return MatchState(rules=rules, scores=(0, 0), hands_won=(0, 0), dealer=dealer,
+                      hand=engine.new_hand(rules, rng, dealer=dealer), history=(), winner=None, over=False)
+
+
+def _next_dealer(rules: Rules, dealer: int, winner: int | None) -> int:
+    """R44: the deal after a scored hand, or after a dead hand or a hand with no winner."""
+    if winner is None:
+        return dealer if rules.dead_hand_dealer == "same" else 1 - dealer
+    if rules.dealer_rotation == "winner":
+        return winner
+    if rules.dealer_rotation == "loser":
+        return 1 - winner
+    return 1 - dealer
+
+
+def record_hand(match: MatchState, outcome: HandOutcome, rng: np.random.Generator | None = None) -> MatchState:
+    """Add a finished hand's points, end the game at the target (R40), pick the next dealer (R44) and deal the next
+    hand with ``rng`` if the game goes on. With ``target`` None the game is this one hand."""
+    if match.over:
+        raise ValueError("the match is over; no more hands can be recorded")
+    rules = match.rules
+    scores, hands_won = match.scores, match.hands_won
+    w = outcome.winner
+    if w is not None:
+        scores = tuple(s + outcome.points if p == w else s for p, s in enumerate(scores))
+        hands_won = tuple(n + 1 if p == w else n for p, n in enumerate(hands_won))
+    history = match.history + (outcome,)
+    if rules.target is None or (w is not None and scores[w] >= rules.target):
+        return dataclasses.replace(match, scores=scores, hands_won=hands_won, hand=None, history=history,
+                                   winner=w, over=True)
+    if rng is None:
+        raise ValueError("record_hand needs a numpy Generator (rng) to deal the next hand")
+    dealer = _next_dealer(rules, match.dealer, w)
+    return dataclasses.replace(match, scores=scores, hands_won=hands_won, dealer=dealer,
+                               hand=engine.new_hand(rules, rng, dealer=dealer), history=history)
+
+
+def step(match: MatchState, action, rng: np.random.Generator) -> MatchState:
+    """Step the current hand; when it ends, record it and deal the next one (or end the game)."""
+    if match.over:
+        raise IllegalActionError(f"illegal action {action!r}: the match is over, no action is legal")
+    hand = engine.step(match.hand, action)
+    if hand.phase != engine.OVER:
+        return dataclasses.replace(match, hand=hand)
+    recorded = record_hand(dataclasses.replace(match, hand=hand), hand.outcome, rng)
+    return dataclasses.replace(recorded, hand=hand) if recorded.over else recorded
+
+
+def final_totals(match: MatchState) -> tuple[int, int]:
+    """Both players' final totals (R41-R43): hand points plus game bonus, box bonuses and the shutout rule.
+
+    With ``target`` None (a single hand) there are no bonuses: the totals are the hand points."""
+    if not match.over:
+        raise ValueError("final totals exist only once the match is over")
+    rules = match.rules
+    w = match.winner
+    if rules.target is None or w is None:
+        return match.scores
+    loser = 1 - w
+    shutout = match.hands_won[loser] == 0
+    winner_points = match.scores[w]
+    game_bonus = rules.game_bonus
+    if shutout and rules.shutout == "double_hand_points":
+        winner_points *= 2
+    if shutout and rules.shutout == "double_game_bonus":
+        game_bonus *= 2
+    winner_total = winner_points + game_bonus + rules.box_bonus * match.hands_won[w]
+    if shutout and rules.shutout == "double_total":
+        winner_total *= 2
+    loser_total = match.scores[loser] + rules.box_bonus * match.hands_won[loser]
+    return (winner_total, loser_total) if w == 0 else (loser_total, winner_total)
+
+
+def margin(match: MatchState) -> int:
+    """Winner's final total minus the loser's (R43), not clamped; 0 when nobody won (a dead single hand)."""
+    totals = final_totals(match)
+    if match.winner is None:
+        return 0
+    return totals[match.winner] - totals[1 - match.winner]

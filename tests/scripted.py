@@ -1,0 +1,71 @@
+"""Test helpers for the engine and match tests: decks that deal given cards (R10), and seeded legal play."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gin_env import actions, cards, engine, solver
+
+#: Chance that the seeded player takes an ending action (knock, gin, big gin) when one is legal.
+END_PROB = 0.5
+#: Chance that it draws from the stock when it also may take the discard.
+STOCK_PROB = 0.7
+#: Chance that it discards a card leaving the least deadwood, so that hands get close to knocking.
+GREEDY_DISCARD_PROB = 0.85
+
+PRESETS = ("standard", "eaai", "oklahoma", "foony", "seed-000", "openspiel")
+
+
+def make_deck(non_dealer: str, dealer: str, upcard: str | None = None, stock: str = "") -> list[int]:
+    """A 52-card deal order that gives these cards where R10 deals them.
+
+    ``non_dealer`` may hold 11 cards for ``deal_mode="eleven"``: the 11th becomes deck[20]. ``stock`` lists the top
+    of the stock, top card first; the remaining cards follow in id order (and fill deck[20] if no upcard is given)."""
+    first, second = cards.parse(non_dealer), cards.parse(dealer)
+    if len(first) == engine.HAND_SIZE + 1 and upcard is None:
+        first, eleventh = first[:engine.HAND_SIZE], [first[engine.HAND_SIZE]]
+    else:
+        eleventh = cards.parse(upcard) if upcard else []
+    if len(first) != engine.HAND_SIZE or len(second) != engine.HAND_SIZE:
+        raise ValueError("each player is dealt 10 cards (11 for the non-dealer in the eleven deal)")
+    placed = first + second + eleventh + cards.parse(stock)
+    if len(set(placed)) != len(placed):
+        raise ValueError("a card is placed twice")
+    rest = [c for c in range(cards.N_CARDS) if c not in placed]
+    if not eleventh:
+        eleventh, rest = rest[:1], rest[1:]
+    interleaved = [c for pair in zip(first, second) for c in pair]
+    return interleaved + eleventh + cards.parse(stock) + rest
+
+
+def hand(text: str) -> int:
+    """Card string as a bitmask, the form ``HandState.hands`` uses."""
+    return cards.to_mask(text)
+
+
+def act(state: engine.HandState, *names: str) -> engine.HandState:
+    """Step through actions written as names, e.g. ``act(s, "PASS", "PASS", "DRAW_STOCK", "KNOCK(KD)")``."""
+    for label in names:
+        state = engine.step(state, actions.parse(label))
+        engine.validate(state)
+    return state
+
+
+def legal_names(state: engine.HandState) -> set[str]:
+    return {actions.name(a) for a in engine.legal_actions(state)}
+
+
+def choose(state: engine.HandState, rng: np.random.Generator) -> int:
+    """A legal action for seeded play: random, biased toward the stock, low-deadwood discards and ending the hand,
+    so that knocks, undercuts, gins, big gins, dead hands and the wall all occur in a few thousand hands."""
+    legal = engine.legal_actions(state)
+    enders = [a for a in legal if a == actions.BIG_GIN or actions.is_knock(a)]
+    if enders and rng.random() < END_PROB:
+        return enders[rng.integers(len(enders))]
+    if state.phase == engine.DRAW and actions.DRAW_STOCK in legal and rng.random() < STOCK_PROB:
+        return actions.DRAW_STOCK
+    discards = [a for a in legal if actions.is_discard(a)]
+    if discards and rng.random() < GREEDY_DISCARD_PROB:
+        dws = solver.discard_deadwoods(state.hands[state.current])
+        return min(discards, key=lambda a: dws[actions.action_card(a)])
+    return legal[rng.integers(len(legal))]
