@@ -178,27 +178,54 @@ def _wall_take_can_end(state: HandState) -> bool:
 
 def legal_mask(state: HandState) -> np.ndarray:
     """``(N_ACTIONS,)`` bool mask of the legal actions; all False only when the hand is over."""
-    mask = np.zeros(N_ACTIONS, dtype=bool)
     phase = state.phase
     if phase == OFFER:
-        mask[TAKE_DISCARD] = mask[PASS] = True
-    elif phase == DRAW:
-        mask[DRAW_STOCK] = stock_size(state) > state.rules.wall
-        mask[TAKE_DISCARD] = bool(state.pile) and not state.both_passed
-    elif phase == DISCARD:
-        hand = state.hands[state.current]
-        dws = solver.discard_deadwoods(hand)
-        blocked = _blocked_card(state)
-        for c, dw in dws.items():
-            if c == blocked:
-                continue
-            mask[DISCARD_BASE + c] = not state.must_knock
-            mask[KNOCK_BASE + c] = dw <= state.knock_limit
-        mask[BIG_GIN] = _is_big_gin(state.rules, hand, dws)
+        return _OFFER_MASK.copy()
+    if phase == DRAW:
+        # A turn never starts at the wall (R37), so DRAW_STOCK is always legal here.
+        return (_DRAW_ONLY_MASK if state.both_passed or not state.pile else _DRAW_OR_TAKE_MASK).copy()
+    mask = np.zeros(N_ACTIONS, dtype=bool)
+    if phase == DISCARD:
+        return _discard_phase_mask(state)
     elif phase == WALL:
         mask[PASS] = True
         mask[TAKE_DISCARD] = _wall_take_can_end(state)
     return mask
+
+
+def _discard_phase_mask(state: HandState) -> np.ndarray:
+    """R16, R20, R24 as the bits of one int (discards at DISCARD_BASE + c, knocks at KNOCK_BASE + c), unpacked in
+    one numpy call; the per-card knock test runs only when the best discard is within the limit."""
+    hand = state.hands[state.current]
+    dws = solver._discard_deadwoods_mask(hand)
+    blocked = _blocked_card(state)
+    movable = hand & ~(1 << blocked) if blocked != NO_CARD else hand
+    bits = 0 if state.must_knock else movable << DISCARD_BASE
+    limit = state.knock_limit
+    if min(dws.values()) <= limit:
+        knockable = 0
+        for c, dw in dws.items():
+            if dw <= limit:
+                knockable |= 1 << c
+        bits |= (knockable & movable) << KNOCK_BASE
+    if _is_big_gin(state.rules, hand, dws):
+        bits |= 1 << BIG_GIN
+    return np.unpackbits(np.frombuffer(bits.to_bytes(_ACTION_BYTES, "little"), dtype=np.uint8), count=N_ACTIONS,
+                         bitorder="little").view(bool)
+
+
+_ACTION_BYTES = (N_ACTIONS + 7) // 8
+
+
+def _constant_mask(*legal: int) -> np.ndarray:
+    mask = np.zeros(N_ACTIONS, dtype=bool)
+    mask[list(legal)] = True
+    return mask
+
+
+_OFFER_MASK = _constant_mask(TAKE_DISCARD, PASS)
+_DRAW_ONLY_MASK = _constant_mask(DRAW_STOCK)
+_DRAW_OR_TAKE_MASK = _constant_mask(DRAW_STOCK, TAKE_DISCARD)
 
 
 def legal_actions(state: HandState) -> list[int]:
@@ -246,11 +273,13 @@ def step(state: HandState, action) -> HandState:
 
 def _take_pile(state: HandState, *, must_knock: bool) -> HandState:
     """Take the top of the discard pile (R13, R15, R38); R16 then forbids discarding it this turn."""
-    p = state.current
-    top = state.pile[-1]
-    return dataclasses.replace(
-        state, hands=_pair(state.hands, p, state.hands[p] | (1 << top)), pile=state.pile[:-1], phase=DISCARD,
-        taken=top, must_knock=must_knock, known=_pair(state.known, p, state.known[p] | (1 << top)))
+    s = state
+    p = s.current
+    top = s.pile[-1]
+    # Positional construction: about twice as fast as dataclasses.replace on this hot path.
+    return HandState(s.rules, s.deck, _pair(s.hands, p, s.hands[p] | (1 << top)), s.stock_top, s.pile[:-1], s.dealer,
+                     p, DISCARD, top, s.both_passed, must_knock, s.initial_upcard, s.knock_limit, s.turns,
+                     _pair(s.known, p, s.known[p] | (1 << top)), s.discarded, s.declined, s.outcome)
 
 
 def _step_offer(state: HandState, action: int) -> HandState:
@@ -259,11 +288,13 @@ def _step_offer(state: HandState, action: int) -> HandState:
         return _take_pile(state, must_knock=False)
     if action != PASS:
         raise _illegal(state, action)
-    p = state.current
-    declined = _pair(state.declined, p, state.declined[p] | (1 << state.pile[-1]))
-    if p == state.dealer:
-        return dataclasses.replace(state, current=1 - p, phase=DRAW, both_passed=True, declined=declined)
-    return dataclasses.replace(state, current=1 - p, declined=declined)
+    s = state
+    p = s.current
+    declined = _pair(s.declined, p, s.declined[p] | (1 << s.pile[-1]))
+    both_passed = p == s.dealer
+    return HandState(s.rules, s.deck, s.hands, s.stock_top, s.pile, s.dealer, 1 - p, DRAW if both_passed else OFFER,
+                     s.taken, both_passed, s.must_knock, s.initial_upcard, s.knock_limit, s.turns, s.known,
+                     s.discarded, declined, s.outcome)
 
 
 def _step_draw(state: HandState, action: int) -> HandState:
@@ -274,9 +305,10 @@ def _step_draw(state: HandState, action: int) -> HandState:
         declined = state.declined
         if state.pile:
             declined = _pair(declined, p, declined[p] | (1 << state.pile[-1]))
-        return dataclasses.replace(
-            state, hands=_pair(state.hands, p, state.hands[p] | (1 << drawn)), stock_top=state.stock_top + 1,
-            phase=DISCARD, taken=NO_CARD, both_passed=False, declined=declined)
+        s = state
+        return HandState(s.rules, s.deck, _pair(s.hands, p, s.hands[p] | (1 << drawn)), s.stock_top + 1, s.pile,
+                         s.dealer, p, DISCARD, NO_CARD, False, s.must_knock, s.initial_upcard, s.knock_limit,
+                         s.turns, s.known, s.discarded, declined, s.outcome)
     if action == TAKE_DISCARD and state.pile and not state.both_passed:
         return _take_pile(state, must_knock=False)
     raise _illegal(state, action)
@@ -314,11 +346,11 @@ def _discard(state: HandState, c: int) -> HandState:
         phase = WALL if rules.wall_upcard_knock else OVER
     else:
         phase = DRAW
-    return dataclasses.replace(
-        state, hands=_pair(state.hands, p, state.hands[p] ^ bit), pile=state.pile + (c,), current=1 - p,
-        phase=phase, taken=NO_CARD, turns=turns, known=_pair(state.known, p, state.known[p] & ~bit),
-        discarded=_pair(state.discarded, p, state.discarded[p] | bit),
-        outcome=DEAD_OUTCOME if phase == OVER else None)
+    s = state
+    return HandState(s.rules, s.deck, _pair(s.hands, p, s.hands[p] ^ bit), s.stock_top, s.pile + (c,), s.dealer,
+                     1 - p, phase, NO_CARD, s.both_passed, s.must_knock, s.initial_upcard, s.knock_limit, turns,
+                     _pair(s.known, p, s.known[p] & ~bit), _pair(s.discarded, p, s.discarded[p] | bit), s.declined,
+                     DEAD_OUTCOME if phase == OVER else None)
 
 
 def _step_wall(state: HandState, action: int) -> HandState:

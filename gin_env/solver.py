@@ -167,6 +167,8 @@ def _set_choices(ps: list[int], prune: bool):
 @functools.lru_cache(maxsize=1 << 17)
 def _deadwood_mask(mask: int) -> int:
     ps = _suits(mask)
+    if not _set_ranks(ps):
+        return _RUN_DW[ps[0]] + _RUN_DW[ps[1]] + _RUN_DW[ps[2]] + _RUN_DW[ps[3]]
     best = NOT_HELD
     for removal in _set_choices(ps, prune=True):
         total = _RUN_DW[ps[0] & ~removal[0]] + _RUN_DW[ps[1] & ~removal[1]] + \
@@ -176,23 +178,36 @@ def _deadwood_mask(mask: int) -> int:
     return best
 
 
+#: For each suit pattern: (rank, run-only deadwood of the pattern without that rank) for each rank it holds.
+_DROPS = [tuple((r, _RUN_DW[p & ~(1 << r)]) for r in range(SUIT_BITS) if p >> r & 1) for p in range(SUIT_PATTERNS)]
+
+
 @functools.lru_cache(maxsize=1 << 16)
-def _discard_deadwoods_mask(mask: int) -> tuple[tuple[int, int], ...]:
+def _discard_deadwoods_mask(mask: int) -> dict[int, int]:
+    """Card -> deadwood of the holding without it. Cached and shared: callers must not modify the dict."""
     ps = _suits(mask)
+    if not _set_ranks(ps):
+        # No rank held 3+ times, so no set: each suit's runs are independent, one lookup per card.
+        dws = [_RUN_DW[q] for q in ps]
+        base = dws[0] + dws[1] + dws[2] + dws[3]
+        out = {}
+        for s in range(4):
+            other, offset = base - dws[s], s * SUIT_BITS
+            for r, after in _DROPS[ps[s]]:
+                out[offset + r] = other + after
+        return out
     best: dict[int, int] = {}
     for removal in _set_choices(ps, prune=False):
         rest = [ps[s] & ~removal[s] for s in range(4)]
         dws = [_RUN_DW[q] for q in rest]
         base = sum(dws)
         for s, q in enumerate(rest):
-            while q:
-                low = q & -q
-                q ^= low
-                card_id = s * SUIT_BITS + low.bit_length() - 1
-                value = base - dws[s] + _RUN_DW[rest[s] & ~low]
-                if value < best.get(card_id, NOT_HELD):
-                    best[card_id] = value
-    return tuple(sorted(best.items()))
+            other, offset = base - dws[s], s * SUIT_BITS
+            for r, after in _DROPS[q]:
+                value = other + after
+                if value < best.get(offset + r, NOT_HELD):
+                    best[offset + r] = value
+    return best
 
 
 def deadwood(hand) -> int:
@@ -210,7 +225,7 @@ def best_discard_deadwood(hand) -> int:
     mask = cards.to_mask(hand)
     if mask == 0:
         raise ValueError("best_discard_deadwood needs at least one card")
-    return min(v for _, v in _discard_deadwoods_mask(mask))
+    return min(_discard_deadwoods_mask(mask).values())
 
 
 def _runs_of_pattern(pattern: int, suit: int) -> tuple[list[tuple[int, ...]], list[int]]:

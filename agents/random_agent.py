@@ -1,0 +1,29 @@
+"""The random agent: a uniformly random legal action, the floor every other agent must beat."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gin_env.batch_observation import BatchView
+from gin_env.observation import PlayerView
+
+
+class RandomAgent:
+    """Picks uniformly among the legal actions of the view with the caller's generator."""
+
+    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        legal = view.legal_mask.nonzero()[0]
+        if legal.size == 0:
+            raise ValueError("no legal action: it is not this player's turn or the hand is over")
+        # floor(u * n) is uniform up to float rounding (n < 2**8 << 2**53) and a third of the cost of integers(n),
+        # which matters with the random agent inside every env step.
+        return int(legal[int(rng.random() * legal.size)])
+
+    def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
+        """One uniformly random legal action per game of a batched view."""
+        keys = rng.random(view.legal_mask.shape, dtype=np.float32)
+        keys[~view.legal_mask] = -1.0
+        return keys.argmax(axis=1)
+
+    def __repr__(self) -> str:
+        return "RandomAgent()"

@@ -1,0 +1,460 @@
+"""N hands of Gin Rummy in fixed-shape numpy arrays, stepped together (the batched twin of ``engine``).
+
+This module owns a second implementation of the hand rules (R10-R39, R45-R47) for many games at once: every step
+is a handful of array operations over the games concerned, with no Python loop over games. Hands are 52-bit card
+masks in uint64 (bit ``c`` for card ``c``); legality of knocks and big gin comes from the batched solver, computed
+once when a player reaches the discard phase. ``hand_state(i)`` rebuilds game ``i`` as an ``engine.HandState`` so
+the scalar engine's ``validate`` and a differential test can check this implementation against the other.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gin_env import cards, engine, solver
+from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
+from gin_env.engine import DISCARD, DRAW, OFFER, OVER, WALL
+from gin_env.rules import Rules
+
+#: Outcome codes of ``HandBatch.kind``; -1 while a hand is live.
+KIND_NAMES = ("knock", "undercut", "gin", "big_gin", "tie", "dead")
+KNOCK, UNDERCUT, GIN, BIG_GIN_KIND, TIE, DEAD = range(len(KIND_NAMES))
+LIVE = -1
+NO_CARD = engine.NO_CARD
+NO_PLAYER = -1
+
+_ONE = np.uint64(1)
+_CARD_BITS = np.left_shift(_ONE, np.arange(cards.N_CARDS, dtype=np.uint64))
+
+
+def card_bits(card_ids: np.ndarray) -> np.ndarray:
+    """uint64 mask of each card id; 0 where the id is NO_CARD."""
+    card_ids = np.asarray(card_ids)
+    return np.where(card_ids >= 0, _CARD_BITS[np.maximum(card_ids, 0)], np.uint64(0))
+
+
+def masks_to_bools(masks: np.ndarray) -> np.ndarray:
+    """``(k,)`` uint64 card masks as a ``(k, 52)`` bool array."""
+    raw = np.ascontiguousarray(masks, dtype="<u8").view(np.uint8).reshape(-1, 8)
+    return np.unpackbits(raw, axis=1, bitorder="little")[:, :cards.N_CARDS].view(bool)
+
+
+def bools_to_masks(rows: np.ndarray) -> np.ndarray:
+    """``(k, 52)`` bool array as ``(k,)`` uint64 card masks."""
+    return solver.hands_to_masks(rows)
+
+
+class HandBatch:
+    """The state of ``n`` hands under one ``Rules``, as arrays indexed by game (and player where it applies).
+
+    Fields mirror ``engine.HandState``: ``deck`` (n, 52), ``hands``/``known``/``discarded``/``declined`` (n, 2) card
+    masks, ``stock_top``, ``pile`` (n, 52) with ``pile_len``, ``dealer``, ``current``, ``phase``, ``taken``,
+    ``both_passed``, ``must_knock``, ``initial_upcard``, ``knock_limit``, ``turns``; the outcome as ``kind``,
+    ``winner``, ``points``, ``knocker``, ``knock_card``, ``knocker_deadwood``, ``defender_deadwood``. Cached for the
+    player to act in the discard phase: ``best_deadwood`` and ``best_cards`` (least deadwood after a discard the
+    player may make, and the cards reaching it), ``knock_cards`` and ``big_gin``; at the wall, ``wall_take``."""
+
+    def __init__(self, rules: Rules, n: int):
+        if n < 1:
+            raise ValueError(f"a batch needs at least one game, got n={n}")
+        self.rules = rules
+        self.n = n
+        #: Bumped by every deal and step, so views of an older moment can tell they are stale.
+        self.version = 0
+        self.deck = np.zeros((n, cards.N_CARDS), dtype=np.int64)
+        self.hands = np.zeros((n, 2), dtype=np.uint64)
+        self.known = np.zeros((n, 2), dtype=np.uint64)
+        self.discarded = np.zeros((n, 2), dtype=np.uint64)
+        self.declined = np.zeros((n, 2), dtype=np.uint64)
+        self.stock_top = np.zeros(n, dtype=np.int64)
+        self.pile = np.zeros((n, cards.N_CARDS), dtype=np.int64)
+        self.pile_len = np.zeros(n, dtype=np.int64)
+        self.pile_mask = np.zeros(n, dtype=np.uint64)
+        self.dealer = np.zeros(n, dtype=np.int64)
+        self.current = np.zeros(n, dtype=np.int64)
+        self.phase = np.full(n, OVER, dtype=np.int64)
+        self.taken = np.full(n, NO_CARD, dtype=np.int64)
+        self.both_passed = np.zeros(n, dtype=bool)
+        self.must_knock = np.zeros(n, dtype=bool)
+        self.initial_upcard = np.full(n, NO_CARD, dtype=np.int64)
+        self.knock_limit = np.zeros(n, dtype=np.int64)
+        self.turns = np.zeros(n, dtype=np.int64)
+        self.kind = np.full(n, DEAD, dtype=np.int64)
+        self.winner = np.full(n, NO_PLAYER, dtype=np.int64)
+        self.points = np.zeros(n, dtype=np.int64)
+        self.knocker = np.full(n, NO_PLAYER, dtype=np.int64)
+        self.knock_card = np.full(n, NO_CARD, dtype=np.int64)
+        self.knocker_deadwood = np.zeros(n, dtype=np.int64)
+        self.defender_deadwood = np.zeros(n, dtype=np.int64)
+        self.best_deadwood = np.zeros(n, dtype=np.int64)
+        self.best_cards = np.zeros(n, dtype=np.uint64)
+        self.knock_cards = np.zeros(n, dtype=np.uint64)
+        self.big_gin = np.zeros(n, dtype=bool)
+        self.wall_take = np.zeros(n, dtype=bool)
+
+    # -----------------------------------------------------------------------------------------------------------
+    # Deal
+    # -----------------------------------------------------------------------------------------------------------
+
+    def deal(self, games: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
+        """Deal new hands in ``games`` from ``decks`` ((k, 52) permutations, index 0 on top) (R10)."""
+        self.version += 1
+        games = np.asarray(games, dtype=np.int64)
+        decks = np.asarray(decks, dtype=np.int64)
+        dealers = np.asarray(dealers, dtype=np.int64)
+        rows = np.arange(games.size)
+        non_dealer = 1 - dealers
+        dealt = engine.DEALT
+        non_dealer_hand = np.bitwise_or.reduce(_CARD_BITS[decks[:, 0:dealt:2]], axis=1)
+        dealer_hand = np.bitwise_or.reduce(_CARD_BITS[decks[:, 1:dealt:2]], axis=1)
+        upcard = decks[:, dealt]
+        eleven = self.rules.deal_mode == "eleven"
+        if eleven:
+            non_dealer_hand |= _CARD_BITS[upcard]
+        hands = np.zeros((games.size, 2), dtype=np.uint64)
+        hands[rows, non_dealer] = non_dealer_hand
+        hands[rows, dealers] = dealer_hand
+        self.deck[games] = decks
+        self.hands[games] = hands
+        for public in (self.known, self.discarded, self.declined):
+            public[games] = 0
+        self.stock_top[games] = dealt + 1
+        self.pile[games, 0] = upcard
+        self.pile_len[games] = 0 if eleven else 1
+        self.pile_mask[games] = 0 if eleven else _CARD_BITS[upcard]
+        self.dealer[games] = dealers
+        self.current[games] = non_dealer
+        self.phase[games] = DISCARD if eleven else OFFER
+        self.taken[games] = NO_CARD
+        self.both_passed[games] = False
+        self.must_knock[games] = False
+        self.initial_upcard[games] = NO_CARD if eleven else upcard
+        self.knock_limit[games] = self._hand_knock_limits(upcard) if not eleven else self.rules.knock_limit
+        self.turns[games] = 0
+        self.kind[games] = LIVE
+        self.winner[games] = NO_PLAYER
+        self.points[games] = 0
+        self.knocker[games] = NO_PLAYER
+        self.knock_card[games] = NO_CARD
+        self.knocker_deadwood[games] = 0
+        self.defender_deadwood[games] = 0
+        if eleven:
+            self._enter_discard(games)
+
+    def _hand_knock_limits(self, upcards: np.ndarray) -> np.ndarray:
+        """R46 for many upcards at once (``Rules.hand_knock_limit`` vectorized)."""
+        rules = self.rules
+        if not rules.oklahoma:
+            return np.full(upcards.shape, rules.knock_limit, dtype=np.int64)
+        rank = upcards % cards.N_RANKS
+        ace_limit = 0 if rules.oklahoma_ace == "gin_only" else 1
+        return np.minimum(rules.knock_limit, np.where(rank == 0, ace_limit, np.minimum(rank + 1, 10)))
+
+    def _multipliers(self, games: np.ndarray) -> np.ndarray:
+        """R47: 2 where Oklahoma spade doubling applies to the hand."""
+        rules = self.rules
+        if not (rules.oklahoma and rules.oklahoma_spade_double):
+            return np.ones(games.size, dtype=np.int64)
+        upcard = self.initial_upcard[games]
+        return np.where((upcard >= 0) & (upcard // cards.N_RANKS == 0), 2, 1)
+
+    # -----------------------------------------------------------------------------------------------------------
+    # Legal actions
+    # -----------------------------------------------------------------------------------------------------------
+
+    def stock_size(self, games: np.ndarray | None = None) -> np.ndarray:
+        top = self.stock_top if games is None else self.stock_top[games]
+        return cards.N_CARDS - top
+
+    def top_discard(self, games: np.ndarray) -> np.ndarray:
+        """Top card of each game's pile, NO_CARD where the pile is empty."""
+        length = self.pile_len[games]
+        return np.where(length > 0, self.pile[games, np.maximum(length - 1, 0)], NO_CARD)
+
+    def _blocked_bits(self, games: np.ndarray) -> np.ndarray:
+        """The card R16 forbids discarding or knocking with, as a mask (0 when none)."""
+        if self.rules.discard_taken_card:
+            return np.zeros(games.size, dtype=np.uint64)
+        return card_bits(self.taken[games])
+
+    def legal_masks(self, games: np.ndarray | None = None) -> np.ndarray:
+        """``(k, 108)`` bool legal-action masks of ``games`` (all games by default); empty rows for finished hands."""
+        games = np.arange(self.n) if games is None else np.asarray(games, dtype=np.int64)
+        phase = self.phase[games]
+        offer, draw, wall, discard = phase == OFFER, phase == DRAW, phase == WALL, phase == DISCARD
+        mask = np.zeros((games.size, N_ACTIONS), dtype=bool)
+        mask[:, TAKE_DISCARD] = offer | (draw & ~self.both_passed[games] & (self.pile_len[games] > 0)) | (
+            wall & self.wall_take[games])
+        mask[:, PASS] = offer | wall
+        mask[:, DRAW_STOCK] = draw & (self.stock_size(games) > self.rules.wall)
+        if discard.any():
+            rows = np.flatnonzero(discard)
+            g = games[rows]
+            hand = self.hands[g, self.current[g]]
+            blocked = self._blocked_bits(g)
+            discardable = np.where(self.must_knock[g], np.uint64(0), hand & ~blocked)
+            mask[rows, DISCARD_BASE:KNOCK_BASE] = masks_to_bools(discardable)
+            mask[rows, KNOCK_BASE:] = masks_to_bools(self.knock_cards[g] & ~blocked)
+            mask[rows, BIG_GIN] = self.big_gin[g]
+        return mask
+
+    def _enter_discard(self, games: np.ndarray) -> None:
+        """Cache what the discard phase needs for the 11 cards of the player to act: the least deadwood over the
+        cards that may leave the hand and those cards (R16), the cards that may knock (R20) and whether all 11 are
+        melded (R24)."""
+        hand = self.hands[games, self.current[games]]
+        best, best_cards = solver.best_discards_of_masks(hand)
+        blocked = self._blocked_bits(games)
+        self.knock_cards[games] = self._knock_cards(hand, best, self.knock_limit[games])
+        self.big_gin[games] = self._big_gin(hand, best)
+        # When the card just taken is the only best discard, the best allowed one needs the per-card values.
+        only_taken = np.flatnonzero(best_cards & ~blocked == 0)
+        if only_taken.size:
+            per_card = solver.discard_deadwoods_of_masks(hand[only_taken])
+            per_card[masks_to_bools(blocked[only_taken])] = solver.NOT_HELD
+            least = per_card.min(axis=1)
+            best[only_taken] = least
+            best_cards[only_taken] = bools_to_masks(per_card == least[:, None])
+        self.best_deadwood[games] = best
+        self.best_cards[games] = best_cards & ~blocked
+
+    def _knock_cards(self, hand: np.ndarray, best: np.ndarray, limit: np.ndarray) -> np.ndarray:
+        """Cards whose discard leaves deadwood <= the limit; the per-card solve runs only where one exists."""
+        out = np.zeros(hand.size, dtype=np.uint64)
+        can = np.flatnonzero(best <= limit)
+        if can.size:
+            per_card = solver.discard_deadwoods_of_masks(hand[can])
+            out[can] = bools_to_masks(per_card <= limit[can, None])
+        return out
+
+    def _big_gin(self, hand: np.ndarray, best: np.ndarray) -> np.ndarray:
+        """R24; a best discard of 0 is necessary (E6), so the 11-card solve runs only then."""
+        out = np.zeros(hand.size, dtype=bool)
+        if self.rules.big_gin_bonus is not None:
+            can = np.flatnonzero(best == 0)
+            if can.size:
+                out[can] = solver.deadwood_of_masks(hand[can]) == 0
+        return out
+
+    def _enter_wall(self, games: np.ndarray) -> None:
+        """R38: taking the top discard at the wall is legal only if it allows a knock or big gin at once."""
+        player = self.current[games]
+        top = self.top_discard(games)
+        hand = self.hands[games, player] | card_bits(top)
+        best, _ = solver.best_discards_of_masks(hand)
+        limit = self.knock_limit[games]
+        knock = self._knock_cards(hand, best, limit)
+        if not self.rules.discard_taken_card:
+            knock &= ~card_bits(top)
+        self.wall_take[games] = (knock != 0) | self._big_gin(hand, best)
+
+    # -----------------------------------------------------------------------------------------------------------
+    # Step
+    # -----------------------------------------------------------------------------------------------------------
+
+    def step(self, games: np.ndarray, chosen: np.ndarray, masks: np.ndarray | None = None) -> None:
+        """Apply one action in each of ``games`` (the player to act in each). Illegal actions raise
+        ``engine.IllegalActionError`` naming the game, and then no game is changed (R18). ``masks``: the games'
+        current ``legal_masks`` when the caller has them already."""
+        games = np.asarray(games, dtype=np.int64)
+        chosen = np.asarray(chosen, dtype=np.int64)
+        if games.size == 0:
+            return
+        self.version += 1
+        if masks is None:
+            masks = self.legal_masks(games)
+        in_range = (chosen >= 0) & (chosen < N_ACTIONS)
+        legal = masks[np.arange(games.size), np.where(in_range, chosen, 0)] & in_range
+        if not legal.all():
+            bad = int(np.flatnonzero(~legal)[0])
+            try:
+                engine.step(self.hand_state(int(games[bad])), int(chosen[bad]))
+            except engine.IllegalActionError as error:
+                raise engine.IllegalActionError(f"game {int(games[bad])}: {error}") from None
+            raise AssertionError("batched and scalar legality disagree")  # the differential tests forbid this
+        phase = self.phase[games]
+        is_pass = chosen == PASS
+        self._pass_offer(games[is_pass & (phase == OFFER)])
+        self._pass_wall(games[is_pass & (phase == WALL)])
+        take = chosen == TAKE_DISCARD
+        self._take(games[take], must_knock=phase[take] == WALL)
+        self._draw(games[chosen == DRAW_STOCK])
+        discard = (chosen >= DISCARD_BASE) & (chosen < KNOCK_BASE)
+        self._discard(games[discard], chosen[discard] - DISCARD_BASE)
+        knock = chosen >= KNOCK_BASE
+        self._knock(games[knock], chosen[knock] - KNOCK_BASE)
+        self._big_gin_end(games[chosen == BIG_GIN])
+
+    def _pass_offer(self, games: np.ndarray) -> None:
+        """R13/R14."""
+        if not games.size:
+            return
+        player = self.current[games]
+        self.declined[games, player] |= card_bits(self.top_discard(games))
+        dealer_passed = player == self.dealer[games]
+        self.current[games] = 1 - player
+        self.phase[games[dealer_passed]] = DRAW
+        self.both_passed[games[dealer_passed]] = True
+
+    def _pass_wall(self, games: np.ndarray) -> None:
+        """R38: no knock at the wall; the hand is dead."""
+        self._end_dead(games)
+
+    def _take(self, games: np.ndarray, must_knock: np.ndarray) -> None:
+        """Take the top discard (R13, R15, R38)."""
+        if not games.size:
+            return
+        player = self.current[games]
+        top = self.top_discard(games)
+        bit = card_bits(top)
+        self.hands[games, player] |= bit
+        self.known[games, player] |= bit
+        self.pile_len[games] -= 1
+        self.pile_mask[games] ^= bit
+        self.phase[games] = DISCARD
+        self.taken[games] = top
+        self.must_knock[games] = must_knock
+        self._enter_discard(games)
+
+    def _draw(self, games: np.ndarray) -> None:
+        """R15: the top stock card."""
+        if not games.size:
+            return
+        player = self.current[games]
+        self.declined[games, player] |= card_bits(self.top_discard(games))
+        self.hands[games, player] |= _CARD_BITS[self.deck[games, self.stock_top[games]]]
+        self.stock_top[games] += 1
+        self.phase[games] = DISCARD
+        self.taken[games] = NO_CARD
+        self.both_passed[games] = False
+        self._enter_discard(games)
+
+    def _push_pile(self, games: np.ndarray, card_ids: np.ndarray) -> None:
+        self.pile[games, self.pile_len[games]] = card_ids
+        self.pile_len[games] += 1
+        self.pile_mask[games] |= _CARD_BITS[card_ids]
+
+    def _discard(self, games: np.ndarray, card_ids: np.ndarray) -> None:
+        """R16 discard; the hand may die here (R19, R37) or reach the wall (R38)."""
+        if not games.size:
+            return
+        player = self.current[games]
+        bit = _CARD_BITS[card_ids]
+        self.hands[games, player] ^= bit
+        self.known[games, player] &= ~bit
+        self.discarded[games, player] |= bit
+        self._push_pile(games, card_ids)
+        self.current[games] = 1 - player
+        self.taken[games] = NO_CARD
+        self.turns[games] += 1
+        rules = self.rules
+        capped = (self.turns[games] >= rules.max_turns) if rules.max_turns is not None else np.zeros(games.size, bool)
+        at_wall = ~capped & (self.stock_size(games) <= rules.wall)
+        self.phase[games] = DRAW
+        if rules.wall_upcard_knock:
+            self.phase[games[at_wall]] = WALL
+            self._enter_wall(games[at_wall])
+            self._end_dead(games[capped])
+        else:
+            self._end_dead(games[capped | at_wall])
+
+    def _end_dead(self, games: np.ndarray) -> None:
+        self.phase[games] = OVER
+        self.kind[games] = DEAD
+        self.must_knock[games] = False
+
+    def _knock(self, games: np.ndarray, card_ids: np.ndarray) -> None:
+        """R20-R23, R26-R35, R47: lay down, score, and put the knock card face down on the pile."""
+        if not games.size:
+            return
+        player = self.current[games]
+        bit = _CARD_BITS[card_ids]
+        knocker_hand = self.hands[games, player] ^ bit
+        defender_hand = self.hands[games, 1 - player]
+        k, f = solver.showdown_of_masks(knocker_hand, defender_hand, layoffs=self.rules.layoffs)
+        k, f = k.astype(np.int64), f.astype(np.int64)
+        rules = self.rules
+        gin = k == 0
+        knock_wins = ~gin & (f > k)
+        tie = ~gin & (f == k) & (not rules.undercut_on_tie)
+        undercut = ~gin & ~knock_wins & ~tie
+        kind = np.select([gin, knock_wins, tie], [GIN, KNOCK, TIE], UNDERCUT)
+        points = np.select([gin, knock_wins, tie], [f + rules.gin_bonus, f - k, 0], k - f + rules.undercut_bonus)
+        self.hands[games, player] = knocker_hand
+        self.known[games, player] &= ~bit
+        self._push_pile(games, card_ids)
+        self._finish(games, kind, np.where(tie, NO_PLAYER, np.where(undercut, 1 - player, player)),
+                     points * self._multipliers(games), card_ids, k, f)
+
+    def _big_gin_end(self, games: np.ndarray) -> None:
+        """R24, R29, R33: all 11 cards melded; the defender's plain deadwood plus the bonus."""
+        if not games.size:
+            return
+        player = self.current[games]
+        f = solver.deadwood_of_masks(self.hands[games, 1 - player]).astype(np.int64)
+        points = (f + self.rules.big_gin_bonus) * self._multipliers(games)
+        self._finish(games, np.full(games.size, BIG_GIN_KIND), player, points,
+                     np.full(games.size, NO_CARD), np.zeros(games.size, dtype=np.int64), f)
+
+    def _finish(self, games, kind, winner, points, knock_card, knocker_deadwood, defender_deadwood) -> None:
+        self.knocker[games] = self.current[games]
+        self.phase[games] = OVER
+        self.taken[games] = NO_CARD
+        self.must_knock[games] = False
+        self.kind[games] = kind
+        self.winner[games] = winner
+        self.points[games] = points
+        self.knock_card[games] = knock_card
+        self.knocker_deadwood[games] = knocker_deadwood
+        self.defender_deadwood[games] = defender_deadwood
+
+    # -----------------------------------------------------------------------------------------------------------
+    # Reading the batch
+    # -----------------------------------------------------------------------------------------------------------
+
+    def player_points(self, games: np.ndarray, player: np.ndarray) -> np.ndarray:
+        """Signed hand points of ``player`` in each finished game (zero-sum; 0 for dead hands and ties)."""
+        winner = self.winner[games]
+        return np.where(winner == NO_PLAYER, 0, np.where(winner == player, 1, -1) * self.points[games])
+
+    def deadwood(self, games: np.ndarray, player: np.ndarray) -> np.ndarray:
+        """Own deadwood as ``player`` (one per game) sees it: the best discard's with 11 cards, else the holding's
+        (R7, R8)."""
+        games = np.asarray(games, dtype=np.int64)
+        player = np.asarray(player, dtype=np.int64)
+        out = np.zeros(games.size, dtype=np.int64)
+        eleven = (self.phase[games] == DISCARD) & (self.current[games] == player)
+        out[eleven] = self.best_deadwood[games[eleven]]
+        ten = np.flatnonzero(~eleven)
+        if ten.size:
+            out[ten] = solver.deadwood_of_masks(self.hands[games[ten], player[ten]])
+        return out
+
+    def hand_state(self, i: int) -> engine.HandState:
+        """Game ``i`` as a scalar ``engine.HandState`` (the outcome's layoffs and melds recomputed exactly)."""
+        pair = lambda arr: (int(arr[i, 0]), int(arr[i, 1]))  # noqa: E731
+        rules = self.rules
+        outcome = None
+        if self.phase[i] == OVER:
+            outcome = engine.DEAD_OUTCOME if self.kind[i] == DEAD else self._scalar_outcome(i)
+        return engine.HandState(
+            rules=rules, deck=tuple(self.deck[i].tolist()), hands=pair(self.hands),
+            stock_top=int(self.stock_top[i]), pile=tuple(self.pile[i, :self.pile_len[i]].tolist()),
+            dealer=int(self.dealer[i]), current=int(self.current[i]), phase=int(self.phase[i]),
+            taken=int(self.taken[i]), both_passed=bool(self.both_passed[i]), must_knock=bool(self.must_knock[i]),
+            initial_upcard=int(self.initial_upcard[i]), knock_limit=int(self.knock_limit[i]),
+            turns=int(self.turns[i]), known=pair(self.known), discarded=pair(self.discarded),
+            declined=pair(self.declined), outcome=outcome)
+
+    def _scalar_outcome(self, i: int) -> engine.HandOutcome:
+        knocker = int(self.knocker[i])
+        upcard = int(self.initial_upcard[i])
+        result = engine.score_knock(int(self.hands[i, knocker]), int(self.hands[i, 1 - knocker]), self.rules,
+                                    upcard=upcard if upcard != NO_CARD else None)
+        winner = int(self.winner[i])
+        return engine.HandOutcome(
+            kind=KIND_NAMES[self.kind[i]], winner=None if winner == NO_PLAYER else winner, points=int(self.points[i]),
+            knocker=knocker, knock_card=int(self.knock_card[i]), knocker_deadwood=int(self.knocker_deadwood[i]),
+            defender_deadwood=int(self.defender_deadwood[i]), layoffs=result.layoffs,
+            knocker_melds=result.knocker_melds)
+

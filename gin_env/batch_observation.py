@@ -1,0 +1,179 @@
+"""What one player may know in each game of a ``HandBatch``, and its encoding: the batched twin of ``observation``.
+
+This module owns the information boundary for batched play. :func:`batch_view` reads each game's public arrays and
+the viewer's own hand only (never the opponent's hidden cards or the stock order), and :func:`encode_batch` lays
+the result out exactly as ``observation.encode`` does, entry for entry (``OBS_LAYOUT``), which a differential test
+checks. Batched agents read the :class:`BatchView`; learners read the encoding.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from gin_env import cards, solver
+from gin_env.batch import NO_CARD, HandBatch, card_bits
+from gin_env.engine import DISCARD, OVER
+from gin_env.observation import (
+    DEADWOOD_SCALE,
+    KNOCK_LIMIT_SCALE,
+    N_BIT_ENTRIES,
+    OBS_LAYOUT,
+    OBS_SIZE,
+    PLANES,
+)
+from gin_env.rules import STOCK_AFTER_DEAL
+
+_FULL_DECK = np.uint64(cards.FULL_DECK)
+_ONE = np.uint64(1)
+_PLANE_OFFSETS = [OBS_LAYOUT[name].start for name in PLANES]
+#: The 0/1 entries (planes, phase, dealer flag) fit in this many 64-bit words.
+_BIT_WORDS = (N_BIT_ENTRIES + 63) // 64
+
+
+class BatchView:
+    """``PlayerView`` for k games at once: one array entry per game (card sets as uint64 masks).
+
+    Fields are read from the batch on first use and then kept, so an agent pays only for what it reads (the random
+    agent reads the mask alone). A view belongs to one moment: reading a field after the batch has stepped raises
+    ``RuntimeError``. ``best_cards`` are the viewer's own least-deadwood discards in the discard phase (0
+    elsewhere), derived from the viewer's hand alone and cached by the engine."""
+
+    def __init__(self, b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.ndarray | None = None,
+                 legal_mask: np.ndarray | None = None):
+        self._b = b
+        self._version = b.version
+        self._games = np.asarray(games, dtype=np.int64)
+        self._scores = scores
+        self._given_mask = legal_mask
+        self.rules = b.rules
+        self.player = np.asarray(players, dtype=np.int64)
+        self._opponent = 1 - self.player
+
+    def _batch(self) -> HandBatch:
+        if self._b.version != self._version:
+            raise RuntimeError("stale BatchView: the batch has changed since the view was made; make a new view")
+        return self._b
+
+    @functools.cached_property
+    def phase(self) -> np.ndarray:
+        return self._batch().phase[self._games]
+
+    @functools.cached_property
+    def hand(self) -> np.ndarray:
+        return self._batch().hands[self._games, self.player]
+
+    @functools.cached_property
+    def top_discard(self) -> np.ndarray:
+        return self._batch().top_discard(self._games)
+
+    @functools.cached_property
+    def pile_rest(self) -> np.ndarray:
+        return self._batch().pile_mask[self._games] & ~card_bits(self.top_discard)
+
+    @functools.cached_property
+    def opponent_known(self) -> np.ndarray:
+        return self._batch().known[self._games, self._opponent]
+
+    @functools.cached_property
+    def opponent_discards(self) -> np.ndarray:
+        return self._batch().discarded[self._games, self._opponent]
+
+    @functools.cached_property
+    def opponent_declined(self) -> np.ndarray:
+        return self._batch().declined[self._games, self._opponent]
+
+    @functools.cached_property
+    def unseen(self) -> np.ndarray:
+        seen = self.hand | self.pile_rest | self.opponent_known | card_bits(self.top_discard)
+        return _FULL_DECK & ~seen
+
+    @functools.cached_property
+    def stock_size(self) -> np.ndarray:
+        return self._batch().stock_size(self._games)
+
+    @functools.cached_property
+    def knock_limit(self) -> np.ndarray:
+        return self._batch().knock_limit[self._games]
+
+    @functools.cached_property
+    def to_act(self) -> np.ndarray:
+        """True where this player has a decision to make now."""
+        return (self._batch().current[self._games] == self.player) & (self.phase != OVER)
+
+    @functools.cached_property
+    def taken(self) -> np.ndarray:
+        return np.where(self.to_act, self._batch().taken[self._games], NO_CARD)
+
+    @functools.cached_property
+    def is_dealer(self) -> np.ndarray:
+        return self._batch().dealer[self._games] == self.player
+
+    @functools.cached_property
+    def scores(self) -> np.ndarray:
+        """(k, 2): own and opponent's match scores."""
+        if self._scores is None:
+            return np.zeros((self._games.size, 2), dtype=np.int64)
+        rows = np.arange(self._games.size)
+        return np.stack([self._scores[rows, self.player], self._scores[rows, self._opponent]], axis=1)
+
+    @functools.cached_property
+    def legal_mask(self) -> np.ndarray:
+        mask = self._batch().legal_masks(self._games) if self._given_mask is None else self._given_mask
+        return mask & self.to_act[:, None]
+
+    @functools.cached_property
+    def best_cards(self) -> np.ndarray:
+        return np.where(self.to_act, self._batch().best_cards[self._games], np.uint64(0))
+
+    @functools.cached_property
+    def deadwood(self) -> np.ndarray:
+        """Own deadwood: the least over allowed discards with 11 cards in hand, else of the holding (R7, R8)."""
+        b = self._batch()
+        out = b.best_deadwood[self._games]
+        ten = np.flatnonzero(~(self.to_act & (self.phase == DISCARD)))
+        if ten.size:
+            out[ten] = solver.deadwood_of_masks(self.hand[ten])
+        return out
+
+
+def batch_view(b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.ndarray | None = None,
+               legal_mask: np.ndarray | None = None) -> BatchView:
+    """The view of ``players[i]`` of game ``games[i]``. ``scores``: (k, 2) match scores indexed by player.
+
+    ``legal_mask`` may be passed when the caller has it already; rows of players not to act are all False."""
+    return BatchView(b, games, players, scores, legal_mask)
+
+
+def encode_batch(v: BatchView) -> np.ndarray:
+    """``(k, OBS_SIZE)`` float32: row i equals ``observation.encode`` of game i's ``PlayerView``.
+
+    As in ``observation.encode``, every 0/1 entry is first laid out as one bit string per row (here six uint64
+    words, each 52-card plane shifted to its offset), then unpacked in a single call."""
+    k = v.player.size
+    words = np.zeros((k, _BIT_WORDS), dtype="<u8")
+    planes = (v.hand, card_bits(v.top_discard), v.pile_rest, v.opponent_known, v.opponent_discards,
+              v.opponent_declined, v.unseen)
+    for offset, plane in zip(_PLANE_OFFSETS, planes):
+        _or_bits(words, offset, plane)
+    _or_bits(words, OBS_LAYOUT["phase"].start, np.left_shift(_ONE, v.phase.astype(np.uint64)))
+    _or_bits(words, OBS_LAYOUT["is_dealer"].start, v.is_dealer.astype(np.uint64))
+    out = np.empty((k, OBS_SIZE), dtype=np.float32)
+    out[:, :N_BIT_ENTRIES] = np.unpackbits(words.view(np.uint8), axis=1, count=N_BIT_ENTRIES, bitorder="little")
+    out[:, OBS_LAYOUT["stock_size"].start] = v.stock_size / STOCK_AFTER_DEAL
+    out[:, OBS_LAYOUT["knock_limit"].start] = v.knock_limit / KNOCK_LIMIT_SCALE
+    out[:, OBS_LAYOUT["deadwood"].start] = v.deadwood / DEADWOOD_SCALE
+    target = v.rules.target
+    out[:, OBS_LAYOUT["scores"]] = np.minimum(v.scores / target, 1.0) if target else 0.0
+    return out
+
+
+def _or_bits(words: np.ndarray, offset: int, values: np.ndarray) -> None:
+    """OR ``values`` (uint64, up to 64 bits each) into each row's bit string at bit ``offset``."""
+    word, shift = divmod(offset, 64)
+    words[:, word] |= values << np.uint64(shift)
+    if shift:
+        spill = values >> np.uint64(64 - shift)
+        if word + 1 < words.shape[1]:
+            words[:, word + 1] |= spill

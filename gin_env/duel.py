@@ -1,0 +1,113 @@
+"""Two agents playing each other: one hand, one game to the target, and the duplicate pair of either.
+
+This module owns the play loop that ``evaluate.py``, the tests and replays share, and the seeding that makes a
+duplicate deal reproducible:
+
+* the deck of hand ``h`` of game ``g`` depends only on ``(seed, g, h)``, so both seatings of a duplicate game see the
+  same cards hand for hand, as long as the games last, and every pair of agents plays the same deals;
+* the first dealer of game ``g`` is cut with its own generator ``(seed, g)``; it is the same seat in both seatings,
+  so in the second one each agent holds exactly the cards and the dealer role the other agent held in the first;
+* each agent draws its random choices from a generator seeded by ``(seed, g, seating, seat)``, so results never
+  depend on which process played a game or in which order.
+
+An agent is anything with ``act(view, rng) -> action`` (``agents.Agent``); this module only needs that method, so it
+imports no agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gin_env import engine, match
+from gin_env.observation import view
+from gin_env.rules import Rules
+
+#: Domain tags that keep the deck, dealer and agent generators of one seed apart.
+_DECK_STREAM, _DEALER_STREAM, _AGENT_STREAM = 0, 1, 2
+
+#: Called after every action with the state it was taken in and the action: the hook for recording replays.
+Observer = Callable[[engine.HandState, int], None]
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One game (a single hand or a game to the target) seen by seat: index 0 is P1, 1 is P2.
+
+    ``points`` are each seat's signed hand points summed over the hands (zero-sum, no end-of-game bonuses);
+    ``totals`` the final totals with bonuses (R41-R43); ``winner`` None when no one won (a dead single hand, a tie
+    that scores nothing)."""
+
+    points: tuple[int, int]
+    totals: tuple[int, int]
+    hands: int
+    hands_won: tuple[int, int]
+    winner: int | None
+    outcomes: tuple[engine.HandOutcome, ...]
+
+
+def deal_rng(seed: int, game: int, hand: int) -> np.random.Generator:
+    """A fresh generator for dealing hand ``hand`` of game ``game``; the engine shuffles the deck with it, so the
+    deck is a pure function of the three numbers."""
+    return np.random.default_rng([seed, _DECK_STREAM, game, hand])
+
+
+def agent_rng(seed: int, game: int, seating: int, seat: int) -> np.random.Generator:
+    """The generator of the agent in ``seat`` during seating ``seating`` (0 or 1) of game ``game``."""
+    return np.random.default_rng([seed, _AGENT_STREAM, game, seating, seat])
+
+
+def play_hand(state: engine.HandState, agents: Sequence, rngs: Sequence[np.random.Generator],
+              scores: tuple[int, int] = (0, 0), observer: Observer | None = None) -> engine.HandState:
+    """Play ``state`` to its end: the agent of the player to act gets that player's view and its own generator.
+
+    ``scores`` are the match scores by seat, shown in the views. An illegal action raises the engine's
+    ``IllegalActionError``, naming the action: an evaluation must never go on with an agent that broke the rules."""
+    while state.phase != engine.OVER:
+        player = state.current
+        action = agents[player].act(view(state, player, scores), rngs[player])
+        if observer is not None:
+            observer(state, action)
+        state = engine.step(state, action)
+    return state
+
+
+def play_game(rules: Rules, agents: Sequence, seed: int, game: int, seating: int = 0,
+              observer: Observer | None = None) -> GameResult:
+    """Play game ``game`` between ``agents[0]`` (P1) and ``agents[1]`` (P2) under ``rules``: one hand when
+    ``rules.target`` is None, else hands until a score reaches the target (R40), with the dealer rules of R44.
+
+    ``seating`` only selects the agents' generators (see the module docstring); the cards and the first dealer
+    depend on ``seed`` and ``game`` alone."""
+    dealer = match.first_dealer(rules, np.random.default_rng([seed, _DEALER_STREAM, game]))
+    state = match.new_match(rules, deal_rng(seed, game, 0), dealer=dealer)
+    rngs = [agent_rng(seed, game, seating, seat) for seat in (0, 1)]
+    while not state.over:
+        finished = play_hand(state.hand, agents, rngs, state.scores, observer)
+        state = match.record_hand(state, finished.outcome, deal_rng(seed, game, len(state.history) + 1))
+    points = [0, 0]
+    for outcome in state.history:
+        for seat in (0, 1):
+            points[seat] += outcome.player_points(seat)
+    return GameResult(points=(points[0], points[1]), totals=match.final_totals(state), hands=len(state.history),
+                      hands_won=state.hands_won, winner=state.winner, outcomes=state.history)
+
+
+def play_duplicate(rules: Rules, agent_a, agent_b, seed: int, game: int) -> tuple[GameResult, GameResult]:
+    """Game ``game`` played twice on the same deals: first with ``agent_a`` as P1, then with the seats swapped.
+
+    Both results are indexed by seat, as played; ``a_side`` turns them into agent A's numbers."""
+    first = play_game(rules, (agent_a, agent_b), seed, game, seating=0)
+    second = play_game(rules, (agent_b, agent_a), seed, game, seating=1)
+    return first, second
+
+
+def a_side(result: GameResult, seating: int) -> tuple[int, int, int, int, float]:
+    """Agent A's numbers in one seating of a duplicate game (A is P1 in seating 0, P2 in seating 1):
+    (signed hand points, hands played, hands A won, hands B won, game score 1 / 0.5 / 0)."""
+    a, b = (0, 1) if seating == 0 else (1, 0)
+    score = 0.5 if result.winner is None else float(result.winner == a)
+    return result.points[a], result.hands, result.hands_won[a], result.hands_won[b], score
+

@@ -1,0 +1,444 @@
+"""``GinRummy-v0``: one learner against an opponent that plays inside ``step``, as a Gymnasium env.
+
+This module owns the single-agent framing of the game: which seat the learner holds, running the opponent until
+the learner has a decision, turning hand and match results into rewards, the episode's end, and masks. The rules
+are ``engine``'s and ``match``'s; what the learner sees is ``observation``'s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+
+import gymnasium as gym
+import numpy as np
+
+import agents
+from gin_env import actions, cards, engine, match
+from gin_env.actions import N_ACTIONS
+from gin_env.observation import OBS_HIGH, OBS_LOW, PlayerView, encode, view
+from gin_env.rules import Rules
+
+EPISODES = ("hand", "match")
+ILLEGAL_ACTION_MODES = ("penalize", "raise")
+#: Reward of an illegal action under ``illegal_action="penalize"``, whatever ``reward_scale`` is.
+ILLEGAL_ACTION_REWARD = -1.0
+
+
+class CallableAgent:
+    """Adapts a plain function ``fn(view, rng) -> action`` to the :class:`agents.Agent` protocol."""
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+
+    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        return self.fn(view, rng)
+
+    def __repr__(self) -> str:
+        return f"CallableAgent({self.fn!r})"
+
+
+def resolve_rules(rules: str | Rules) -> Rules:
+    """A ``Rules`` from a preset name or a ``Rules``."""
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        return Rules.preset(rules)
+    raise TypeError(f"rules must be a preset name or a Rules, got {type(rules).__name__}")
+
+
+def resolve_agent(opponent) -> agents.Agent:
+    """An agent from a name or model path (``agents.load``), an object with ``act(view, rng)``, or a callable."""
+    if isinstance(opponent, str):
+        return agents.load(opponent)
+    if callable(getattr(opponent, "act", None)):
+        return opponent
+    if callable(opponent):
+        return CallableAgent(opponent)
+    raise TypeError(f"opponent must be an agent name, an Agent or a callable(view, rng), got {opponent!r}")
+
+
+def outcome_info(outcome: engine.HandOutcome, learner: int) -> dict:
+    """A hand outcome from the learner's side: who won and knocked ("learner", "opponent" or None) and the
+    learner's signed points."""
+
+    def side(player: int | None) -> str | None:
+        return None if player is None else ("learner" if player == learner else "opponent")
+
+    return {"kind": outcome.kind, "winner": side(outcome.winner), "points": outcome.player_points(learner),
+            "knocker": side(outcome.knocker), "knocker_deadwood": outcome.knocker_deadwood,
+            "defender_deadwood": outcome.defender_deadwood}
+
+
+def _action_id(action) -> int | None:
+    """The int id of an action given as an int, a numpy integer or a 0-d integer array; None for anything else."""
+    try:
+        return operator.index(action)
+    except TypeError:
+        arr = np.asarray(action)
+        return int(arr) if arr.shape == () and arr.dtype.kind in "iu" else None
+
+
+class GinRummyEnv(gym.Env):
+    """Two-player Gin Rummy (RULES.md) from one player's seat; the opponent plays inside ``step``.
+
+    ## Description
+
+    The learner and a built-in opponent play Gin Rummy under configurable rules (``rules=``, presets of RULES.md
+    section 10). Each turn the learner takes a card (from the stock or the discard pile), then discards, knocks or
+    goes gin. The opponent's moves happen inside ``step`` and ``reset``, so every observation is a decision of the
+    learner. An episode is one hand or a whole game to the target score.
+
+    ## Action Space
+
+    ``Discrete(108)``, gated by the phase of the hand; ``action_masks()`` (and ``info["action_mask"]``) gives the
+    legal ones.
+
+    | id | action | legal when |
+    |---|---|---|
+    | 0 | DRAW_STOCK | draw phase (after both passed on the upcard, the only choice, R13c) |
+    | 1 | TAKE_DISCARD | draw phase; the upcard offer (take the upcard, R13); the wall if it allows a knock (R38) |
+    | 2 | PASS | the upcard offer; the wall |
+    | 3 | BIG_GIN | all 11 cards melded and big gin enabled (R24) |
+    | 4 + c | DISCARD(c) | 11 cards held, c not the card just taken from the pile (R16) |
+    | 56 + c | KNOCK(c) | as DISCARD, and the other 10 cards have deadwood <= the knock limit (R20); gin at 0 |
+
+    Card ids: ``c = suit * 13 + rank``, suits S, H, D, C, ranks A..K.
+
+    ## Observation Space
+
+    ``Box(0, high, (375,), float32)``: the encoding of ``gin_env.observation``, laid out by ``OBS_LAYOUT``: 52-card
+    planes for the learner's hand, the top discard, the rest of the pile, the opponent's cards known from pickups,
+    its discards, the upcards and discards it declined, and the cards still unseen; then the phase one-hot, the
+    dealer flag, stock size, knock limit, own deadwood and the match scores. It holds only what the learner may
+    know: the opponent's hidden cards and the stock order never change it.
+
+    ## Starting State
+
+    A shuffled deal from ``np_random``. The learner's seat (player 0 or 1) is drawn each episode unless
+    ``learner_seat`` fixes it; the dealer follows ``rules.first_dealer`` (a cut, so random, in most presets) and,
+    in a match, ``rules.dealer_rotation``. When the opponent ends a hand before the learner has made any decision in
+    it (it took the upcard and knocked at once), ``episode="hand"`` deals again; ``episode="match"`` counts that hand
+    and pays it with the learner's first reward. ``reset(options=...)`` may fix the first hand's ``deck`` (52 card
+    ids or card names, top first), its ``dealer`` and the ``learner_seat``, for scripted or duplicate deals.
+
+    ## Rewards
+
+    The learner's signed, zero-sum hand points divided by ``reward_scale``: ``+points`` for a hand it wins,
+    ``-points`` for a hand it loses, 0 for a dead hand or a tie. With ``episode="match"`` each hand pays on the
+    step it ends, and the step that ends the game also pays the end-of-game bonuses as ``match.final_totals``
+    computes them (game, box, shutout), so an episode's rewards sum to (learner's final total - opponent's final
+    total) / ``reward_scale``. An illegal action under ``illegal_action="penalize"`` pays -1.
+
+    ## Episode End
+
+    ``terminated``: the hand ends (knock, gin, big gin, dead hand; ``episode="hand"``), the game reaches its target
+    (``episode="match"``), or an illegal action is penalized. ``truncated``: ``max_steps`` learner steps taken.
+
+    ## Information
+
+    ``info["action_mask"]``: bool ``(108,)``, all False once the episode ends. Whenever a hand ends during the step:
+    ``info["outcome"]``, a dict with ``kind``, ``winner`` and ``knocker`` ("learner", "opponent" or None), the
+    learner's signed ``points``, ``knocker_deadwood`` and ``defender_deadwood`` (after layoffs). At the end of a
+    match: ``info["match"]`` with both ``scores``, both ``final_totals`` (learner first) and the ``winner``. After
+    an illegal action: ``info["illegal_action"] = True``.
+
+    ## Arguments
+
+    ```python
+    gym.make("GinRummy-v0", rules="standard", opponent="simple", episode="hand", reward_scale=100.0,
+             illegal_action="penalize", learner_seat=None, max_steps=None, render_mode=None)
+    ```
+
+    * ``rules``: a preset name (``standard``, ``eaai``, ``oklahoma``, ``foony``, ``seed-000``, ``openspiel``) or a
+      ``gin_env.rules.Rules``.
+    * ``opponent``: an agent name for ``agents.load`` (``random``, ``simple``), a model path, an object with
+      ``act(view, rng) -> action``, or such a function.
+    * ``episode``: ``"hand"`` or ``"match"`` (a game to ``rules.target``; a single hand when the target is None).
+    * ``reward_scale``: points per unit of reward.
+    * ``illegal_action``: ``"penalize"`` (end the episode, reward -1) or ``"raise"`` (``ValueError`` naming the
+      action, the phase and the legal actions).
+    * ``learner_seat``: 0 or 1 to fix the learner's player index; None draws it each episode.
+    * ``max_steps``: truncate after this many learner steps (None: never).
+    * ``render_mode``: ``"ansi"`` for the table as text (both hands, pile, stock count, scores).
+
+    ## Version History
+
+    * v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, rules: str | Rules = "standard", opponent="simple", episode: str = "hand",
+                 reward_scale: float = 100.0, illegal_action: str = "penalize", learner_seat: int | None = None,
+                 max_steps: int | None = None, render_mode: str | None = None) -> None:
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        if not reward_scale > 0:
+            raise ValueError(f"reward_scale must be positive, got {reward_scale!r}")
+        if learner_seat not in (None, 0, 1):
+            raise ValueError(f"learner_seat must be 0, 1 or None, got {learner_seat!r}")
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
+            raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.rules = resolve_rules(rules)
+        self.opponent = resolve_agent(opponent)
+        self.episode = episode
+        self.reward_scale = float(reward_scale)
+        self.illegal_action = illegal_action
+        self.learner_seat = learner_seat
+        self.max_steps = max_steps
+        self.render_mode = render_mode
+        self.action_space = gym.spaces.Discrete(N_ACTIONS)
+        self.observation_space = gym.spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
+        self.learner = 0
+        self.state: engine.HandState | None = None
+        self.match: match.MatchState | None = None
+        self._opponent_rng: np.random.Generator | None = None
+        self._view: PlayerView | None = None
+        self._steps = 0
+        self._done = True
+        self._pending_reward = 0.0
+        self._pending_outcome: dict | None = None
+        self._last_outcome: dict | None = None
+        # For replay(): the hand in play as (its deal, match scores before it, its number in the game, the actions
+        # of both players so far), and the last finished hand as the same tuple.
+        self._hand_record: tuple[engine.HandState, tuple[int, int], int | None, list[int]] | None = None
+        self._finished_hand: tuple[engine.HandState, tuple[int, int], int | None, list[int]] | None = None
+
+    # -------------------------------------------------------------------------------------------------------------
+    # Gymnasium API
+    # -------------------------------------------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a new hand (or start a new game) and play the opponent up to the learner's first decision.
+
+        ``options`` (all optional), for scripted deals and duplicate play: ``deck``, the deal order of the (first)
+        hand as 52 card ids or one string of card names, top first (R10); ``dealer``, 0 or 1, the dealer of that
+        hand; ``learner_seat``, 0 or 1, the learner's player index for this episode."""
+        super().reset(seed=seed)
+        options = dict(options or {})
+        deck = options.pop("deck", None)
+        dealer = options.pop("dealer", None)
+        seat = options.pop("learner_seat", self.learner_seat)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; known: deck, dealer, learner_seat")
+        if dealer not in (None, 0, 1) or seat not in (None, 0, 1):
+            raise ValueError(f"dealer and learner_seat must be 0, 1 or None, got {dealer!r} and {seat!r}")
+        if isinstance(deck, str):
+            deck = cards.parse(deck)
+        rng = self.np_random
+        # The opponent's own stream: its choices never shift the deals, and it is reproducible from the seed.
+        self._opponent_rng = np.random.default_rng(int(rng.integers(2**63)))
+        self._steps = 0
+        self._done = False
+        self._last_outcome = None
+        while True:
+            self.learner = seat if seat is not None else int(rng.integers(2))
+            self._deal(deck, dealer)
+            reward, outcome = self._play_opponent()
+            if not self._episode_over():
+                break
+            # The episode ended before the learner's first decision, so it has nothing to learn from (see Starting
+            # State). A random deal is dealt again; a scripted one cannot be.
+            if deck is not None:
+                raise ValueError("the opponent ended the episode on this deck before the learner's first decision")
+        # In a match, hands finished before the learner's first decision stand; their points come with step one.
+        self._pending_reward, self._pending_outcome = reward, outcome
+        self._view = view(self.state, self.learner, self._scores())
+        return encode(self._view), {"action_mask": self._view.legal_mask}
+
+    def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Apply the learner's action, then the opponent's until the learner's next decision or the episode's end."""
+        if self._done:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        a = _action_id(action)
+        if a is None or not 0 <= a < N_ACTIONS or not self._view.legal_mask[a]:
+            return self._illegal(action)
+        self._steps += 1
+        reward, outcome = self._pending_reward, self._pending_outcome
+        self._pending_reward, self._pending_outcome = 0.0, None
+        points, new_outcome = self._apply(a)
+        reward += points
+        outcome = new_outcome or outcome
+        if not self._episode_over():
+            more, new_outcome = self._play_opponent()
+            reward += more
+            outcome = new_outcome or outcome
+        terminated = self._episode_over()
+        truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
+        self._done = terminated or truncated
+        self._view = view(self.state, self.learner, self._scores())
+        info = {"action_mask": self._view.legal_mask}
+        if outcome is not None:
+            info["outcome"] = self._last_outcome = outcome
+        if terminated and self.match is not None:
+            reward += self._bonus_points()
+            info["match"] = self._match_info()
+        return encode(self._view), reward / self.reward_scale, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now, bool ``(108,)`` (the name sb3-contrib's MaskablePPO looks for)."""
+        if self._view is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._view.legal_mask
+
+    def replay(self):
+        """The ``gin_env.replay.Replay`` of the last hand finished in this episode: the deal, both players' actions
+        and the outcome; ``env.unwrapped.replay().save(path)`` writes it. ``RuntimeError`` until a hand ends."""
+        if self._finished_hand is None:
+            raise RuntimeError("no hand has finished in this episode yet: replay() returns the last finished hand")
+        # Imported on demand, so that making an env imports no more than it needs.
+        from gin_env.replay import record
+
+        start, scores, number, hand_actions = self._finished_hand
+        players = ("learner", "opponent") if self.learner == 0 else ("opponent", "learner")
+        return record(start, hand_actions, players=players, hand_number=number, scores=scores)
+
+    def render(self) -> str | None:
+        """The table as text (``render_mode="ansi"``): both hands, the pile, the stock count and the scores."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; make the env with render_mode='ansi'")
+            return None
+        if self.state is None:
+            return "(no hand dealt: call reset())"
+        return self._table_text()
+
+    # -------------------------------------------------------------------------------------------------------------
+    # Playing
+    # -------------------------------------------------------------------------------------------------------------
+
+    def _deal(self, deck, dealer: int | None) -> None:
+        """Deal the episode's first hand, starting the game in a match; ``deck`` and ``dealer`` fix that hand."""
+        rng = self.np_random
+        if self.episode == "match":
+            self.match = match.new_match(self.rules, rng, dealer=dealer)
+            if deck is not None:
+                self.match = dataclasses.replace(
+                    self.match, hand=engine.new_hand(self.rules, deck=deck, dealer=self.match.dealer))
+            self.state = self.match.hand
+        else:
+            self.match = None
+            if dealer is None:
+                dealer = match.first_dealer(self.rules, rng)
+            self.state = engine.new_hand(self.rules, rng, dealer=dealer, deck=deck)
+        self._finished_hand = None
+        self._start_hand_record()
+
+    def _start_hand_record(self) -> None:
+        """Start recording the hand now in play (``self.state``, just dealt) for :meth:`replay`."""
+        number = len(self.match.history) + 1 if self.match is not None else None
+        self._hand_record = (self.state, self._scores(), number, [])
+
+    def _scores(self) -> tuple[int, int]:
+        return self.match.scores if self.match is not None else (0, 0)
+
+    def _episode_over(self) -> bool:
+        return self.match.over if self.match is not None else self.state.phase == engine.OVER
+
+    def _apply(self, action: int) -> tuple[float, dict | None]:
+        """Play one action of whoever is to act. Returns the learner's points if a hand ended (else 0) and that
+        hand's outcome as :func:`outcome_info`; in a match, a finished hand is recorded and the next one dealt."""
+        self._hand_record[3].append(action)
+        if self.match is None:
+            self.state = engine.step(self.state, action)
+            if self.state.phase != engine.OVER:
+                return 0.0, None
+            outcome = self.state.outcome
+        else:
+            hands_before = len(self.match.history)
+            self.match = match.step(self.match, action, self.np_random)
+            self.state = self.match.hand
+            if len(self.match.history) == hands_before:
+                return 0.0, None
+            outcome = self.match.history[-1]
+        self._finished_hand = self._hand_record
+        self._start_hand_record()
+        return float(outcome.player_points(self.learner)), outcome_info(outcome, self.learner)
+
+    def _play_opponent(self) -> tuple[float, dict | None]:
+        """Let the opponent act until the learner must decide or the episode is over. Returns the learner's points
+        from hands that ended meanwhile and the last such hand's outcome."""
+        opponent = 1 - self.learner
+        points, outcome = 0.0, None
+        while not self._episode_over() and self.state.current == opponent:
+            v = view(self.state, opponent, self._scores())
+            action = self.opponent.act(v, self._opponent_rng)
+            a = _action_id(action)
+            if a is None or not 0 <= a < N_ACTIONS or not v.legal_mask[a]:
+                raise engine.IllegalActionError(
+                    f"opponent {self.opponent!r} chose {action!r}, which is not legal: " + _legal_text(v))
+            more, new_outcome = self._apply(a)
+            points += more
+            outcome = new_outcome or outcome
+        return points, outcome
+
+    def _illegal(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+        message = f"illegal action {_action_text(action)}: " + _legal_text(self._view)
+        if self.illegal_action == "raise":
+            raise engine.IllegalActionError(message)
+        self._done = True
+        self._steps += 1
+        mask = np.zeros(N_ACTIONS, dtype=bool)
+        self._view = self._view._replace(legal_mask=mask)
+        return (encode(self._view), ILLEGAL_ACTION_REWARD, True, False,
+                {"action_mask": mask, "illegal_action": True, "illegal_action_message": message})
+
+    def _bonus_points(self) -> float:
+        """The end-of-game part of the final totals (game, box, shutout bonuses), from the learner's side: final
+        totals' difference minus the hand points already paid hand by hand."""
+        totals, scores = match.final_totals(self.match), self.match.scores
+        me, opp = self.learner, 1 - self.learner
+        return float((totals[me] - totals[opp]) - (scores[me] - scores[opp]))
+
+    def _match_info(self) -> dict:
+        totals, scores = match.final_totals(self.match), self.match.scores
+        me, opp = self.learner, 1 - self.learner
+        winner = self.match.winner
+        return {"scores": (scores[me], scores[opp]), "final_totals": (totals[me], totals[opp]),
+                "winner": None if winner is None else ("learner" if winner == me else "opponent"),
+                "hands": len(self.match.history)}
+
+    # -------------------------------------------------------------------------------------------------------------
+    # Rendering
+    # -------------------------------------------------------------------------------------------------------------
+
+    def _table_text(self) -> str:
+        s = self.state
+        me, opp = self.learner, 1 - self.learner
+        scores = self._scores()
+
+        def who(p: int) -> str:
+            return ("learner " if p == me else "opponent") + (" (dealer)" if p == s.dealer else "")
+
+        top = cards.card_str(s.pile[-1]) if s.pile else "--"
+        lines = [
+            f"Gin Rummy [{self.rules.name}]  phase: {engine.PHASE_NAMES[s.phase]}  to act: {who(s.current)}",
+            f"  {who(opp):<20} {cards.to_str(s.hands[opp])}",
+            f"  {who(me):<20} {cards.to_str(s.hands[me])}",
+            f"  discard pile: top {top}, {len(s.pile)} cards ({' '.join(cards.card_str(c) for c in s.pile)})",
+            f"  stock: {engine.stock_size(s)} cards   knock limit: {s.knock_limit}   "
+            f"learner deadwood: {self._view.deadwood if self._view is not None else '?'}",
+        ]
+        if self.match is not None:
+            lines.append(f"  match to {self.rules.target}: learner {scores[me]}, opponent {scores[opp]}")
+        if self._last_outcome is not None:
+            o = self._last_outcome
+            lines.append(f"  last hand: {o['kind']}, winner {o['winner']}, learner points {o['points']:+d}")
+        return "\n".join(lines)
+
+
+def _action_text(action) -> str:
+    a = _action_id(action)
+    if a is None or not 0 <= a < N_ACTIONS:
+        return f"{action!r} (not an action id 0..{N_ACTIONS - 1})"
+    return actions.name(a)
+
+
+def _legal_text(v: PlayerView) -> str:
+    legal = ", ".join(actions.name(a) for a in v.legal_actions) or "none"
+    return f"phase {engine.PHASE_NAMES[v.phase]!r}, legal actions: {legal}"
+

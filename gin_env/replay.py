@@ -1,0 +1,429 @@
+"""Replays of single hands: the JSON file format, its validation, recording, and a viewer.
+
+    python -m gin_env.replay FILE [--step]
+
+This module owns what a saved hand is and when a file is a valid one. A replay holds what it takes to play the hand
+again exactly (the rules, the deal, the dealer, both players' actions) and the outcome that play gave; loading a
+file plays the actions through the engine again and raises :class:`ReplayError`, naming the problem, when the file
+is not JSON, has an unknown version, unknown or missing keys, an action that is illegal where it stands, or an
+outcome that the actions do not produce. Replays come from three places: :class:`Recorder`, an observer for the
+play loop of ``gin_env.duel`` (and so ``evaluate.py``); the terminal game ``gin_env.play``; and ``GinRummyEnv``'s
+``replay()``.
+
+The file, version 1, is one JSON object:
+
+===============  =================================================================================================
+key              value
+===============  =================================================================================================
+``format``       ``"gin-env-replay"``
+``version``      ``1``
+``rules``        every key of ``gin_env.rules.Rules`` (its ``name`` included) and its value
+``players``      the names of P1 and P2 (who sat where), e.g. ``["you", "simple"]``
+``dealer``       0 (P1) or 1 (P2)
+``deck``         the deal order, 52 card strings, top first (R10)
+``actions``      every action of the hand, both players, in order, as ``actions.name`` writes them
+``outcome``      ``kind``, ``winner``, ``points``, ``knocker`` (players as 0/1 or null), ``knock_card``,
+                 ``knocker_deadwood``, ``defender_deadwood``, ``layoffs`` and ``knocker_melds`` (card strings)
+``hand_number``  the hand's number in its game, 1 for the first, or null
+``scores``       both players' running scores before the hand, P1 first
+===============  =================================================================================================
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+
+from gin_env import actions, cards, duel, engine
+from gin_env.engine import HandOutcome, HandState
+from gin_env.rules import Rules
+
+FORMAT = "gin-env-replay"
+VERSION = 1
+KEYS = ("format", "version", "rules", "players", "dealer", "deck", "actions", "outcome", "hand_number", "scores")
+OUTCOME_KEYS = tuple(f.name for f in dataclasses.fields(HandOutcome))
+RULES_KEYS = tuple(f.name for f in dataclasses.fields(Rules))
+DEFAULT_PLAYERS = ("P1", "P2")
+
+
+class ReplayError(ValueError):
+    """A replay file or record that is unreadable or does not hold together; the message names the problem."""
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One hand: enough to play it again exactly (rules, deck, dealer, actions) and what it gave (outcome).
+
+    ``players`` names P1 and P2; ``hand_number`` and ``scores`` place the hand in its game (both for reading only:
+    the hand itself does not depend on them)."""
+
+    rules: Rules
+    deck: tuple[int, ...]
+    dealer: int
+    actions: tuple[int, ...]
+    outcome: HandOutcome
+    players: tuple[str, str] = DEFAULT_PLAYERS
+    hand_number: int | None = None
+    scores: tuple[int, int] = (0, 0)
+
+    def states(self) -> list[HandState]:
+        """The state after the deal and after each action: ``len(actions) + 1`` states, the last one over.
+
+        Raises :class:`ReplayError` when an action is illegal where it stands, the hand ends before the last
+        action, or it is not over after it."""
+        state = engine.new_hand(self.rules, dealer=self.dealer, deck=self.deck)
+        out = [state]
+        n = len(self.actions)
+        for k, action in enumerate(self.actions, start=1):
+            if state.phase == engine.OVER:
+                raise ReplayError(f"the hand ended ({state.outcome.kind}) after action {k - 1}, but the replay has "
+                                  f"{n} actions")
+            try:
+                state = engine.step(state, action)
+            except engine.IllegalActionError as err:
+                raise ReplayError(f"cannot play action {k} of {n}: {err}") from None
+            out.append(state)
+        if state.phase != engine.OVER:
+            raise ReplayError(f"the hand is not over after all {n} actions (phase "
+                              f"{engine.PHASE_NAMES[state.phase]!r}): the replay is cut short")
+        return out
+
+    def to_dict(self) -> dict:
+        """The replay as the JSON object of the file format (see the module docstring)."""
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "rules": dataclasses.asdict(self.rules),
+            "players": list(self.players),
+            "dealer": self.dealer,
+            "deck": [cards.card_str(c) for c in self.deck],
+            "actions": [actions.name(a) for a in self.actions],
+            "outcome": outcome_dict(self.outcome),
+            "hand_number": self.hand_number,
+            "scores": list(self.scores),
+        }
+
+    def to_json(self) -> str:
+        """The file's text: one key per line, each value on that line, so a replay reads (and diffs) well."""
+        body = ",\n".join(f"  {json.dumps(key)}: {json.dumps(value)}" for key, value in self.to_dict().items())
+        return "{\n" + body + "\n}\n"
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the replay to ``path`` (see the module docstring for the format)."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_json())
+
+
+def outcome_dict(outcome: HandOutcome) -> dict:
+    """A hand outcome in the file's terms: cards as strings, no card as null."""
+    return {
+        "kind": outcome.kind,
+        "winner": outcome.winner,
+        "points": outcome.points,
+        "knocker": outcome.knocker,
+        "knock_card": None if outcome.knock_card == engine.NO_CARD else cards.card_str(outcome.knock_card),
+        "knocker_deadwood": outcome.knocker_deadwood,
+        "defender_deadwood": outcome.defender_deadwood,
+        "layoffs": [cards.card_str(c) for c in outcome.layoffs],
+        "knocker_melds": [[cards.card_str(c) for c in m] for m in outcome.knocker_melds],
+    }
+
+
+def record(start: HandState, hand_actions, *, players: tuple[str, str] = DEFAULT_PLAYERS,
+           hand_number: int | None = None, scores: tuple[int, int] = (0, 0)) -> Replay:
+    """The replay of the hand dealt as ``start`` and played with ``hand_actions`` (action ids), its outcome found
+    by playing them. Raises :class:`ReplayError` if ``start`` is not a fresh deal or the actions do not play the
+    hand to its end."""
+    if not is_deal(start):
+        raise ReplayError("a replay starts from the deal: this state is a hand already in play")
+    replay = Replay(rules=start.rules, deck=start.deck, dealer=start.dealer,
+                    actions=tuple(int(a) for a in hand_actions), outcome=engine.DEAD_OUTCOME, players=players,
+                    hand_number=hand_number, scores=scores)
+    return dataclasses.replace(replay, outcome=replay.states()[-1].outcome)
+
+
+def is_deal(state: HandState) -> bool:
+    """True when ``state`` is a hand just dealt, before any action: the only place a replay can start."""
+    return state == engine.new_hand(state.rules, dealer=state.dealer, deck=state.deck)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Loading and validation
+# ---------------------------------------------------------------------------------------------------------------
+
+def load(path: str | os.PathLike) -> Replay:
+    """Read and check a replay file: the hand is played again and must give the outcome saved with it.
+
+    Raises :class:`ReplayError` naming the file and the problem (unreadable, not JSON, unknown version, unknown or
+    missing keys, bad values, an illegal action at step k, an outcome mismatch)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ReplayError(f"cannot read replay {os.fspath(path)!r}: {err}") from None
+    try:
+        return loads(text)
+    except ReplayError as err:
+        raise ReplayError(f"{os.fspath(path)}: {err}") from None
+
+
+def loads(text: str) -> Replay:
+    """A replay from the text of a file, checked like :func:`load`."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ReplayError(f"not a replay: the file is not valid JSON ({err})") from None
+    return from_dict(data)
+
+
+def from_dict(data) -> Replay:
+    """A replay from the file's JSON object, checked: keys, values, then the hand played again against its
+    outcome."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ReplayError(f"not a replay: a replay is a JSON object with \"format\": \"{FORMAT}\"")
+    if data.get("version") != VERSION:
+        raise ReplayError(f"replay format version {data.get('version')!r} is not supported: this gin-env reads "
+                          f"version {VERSION}")
+    _check_keys(data, KEYS, "replay")
+    replay = Replay(rules=_rules(data["rules"]), deck=_deck(data["deck"]), dealer=_dealer(data["dealer"]),
+                    actions=_actions(data["actions"]), outcome=engine.DEAD_OUTCOME, players=_players(data["players"]),
+                    hand_number=_hand_number(data["hand_number"]), scores=_scores(data["scores"]))
+    saved = data["outcome"]
+    if not isinstance(saved, dict):
+        raise ReplayError(f"'outcome' must be an object with keys {', '.join(OUTCOME_KEYS)}")
+    _check_keys(saved, OUTCOME_KEYS, "outcome")
+    outcome = replay.states()[-1].outcome
+    replayed = outcome_dict(outcome)
+    differences = [f"{key} is {saved[key]!r} in the file but {replayed[key]!r} when the actions are played"
+                   for key in OUTCOME_KEYS if saved[key] != replayed[key]]
+    if differences:
+        raise ReplayError("outcome mismatch: " + "; ".join(differences))
+    return dataclasses.replace(replay, outcome=outcome)
+
+
+def _check_keys(data: dict, expected: tuple[str, ...], what: str) -> None:
+    unknown = sorted(set(data) - set(expected))
+    missing = [key for key in expected if key not in data]
+    if unknown:
+        raise ReplayError(f"unknown {what} keys: {', '.join(unknown)}")
+    if missing:
+        raise ReplayError(f"missing {what} keys: {', '.join(missing)}")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _rules(data) -> Rules:
+    """Every key of ``Rules`` must be there: a hand plays again exactly only under exactly the same rules."""
+    if not isinstance(data, dict):
+        raise ReplayError("'rules' must be an object of rules keys and values")
+    _check_keys(data, RULES_KEYS, "rules")
+    try:
+        return Rules(**data)
+    except ValueError as err:
+        raise ReplayError(f"bad rules: {err}") from None
+
+
+def _deck(data) -> tuple[int, ...]:
+    if not isinstance(data, list) or len(data) != cards.N_CARDS:
+        raise ReplayError(f"'deck' must be a list of the {cards.N_CARDS} cards, top first")
+    ids = []
+    for i, text in enumerate(data):
+        try:
+            ids.append(cards.card(text))
+        except ValueError as err:
+            raise ReplayError(f"deck card {i}: {err}") from None
+    if len(set(ids)) != cards.N_CARDS:
+        twice = sorted({c for c in ids if ids.count(c) > 1})
+        raise ReplayError(f"the deck holds {' '.join(cards.card_str(c) for c in twice)} more than once")
+    return tuple(ids)
+
+
+def _dealer(data) -> int:
+    if data not in (0, 1) or not _is_int(data):
+        raise ReplayError(f"'dealer' must be 0 (P1) or 1 (P2), got {data!r}")
+    return data
+
+
+def _actions(data) -> tuple[int, ...]:
+    if not isinstance(data, list):
+        raise ReplayError("'actions' must be a list of action names such as \"DRAW_STOCK\" or \"DISCARD(TD)\"")
+    ids = []
+    for k, text in enumerate(data, start=1):
+        try:
+            ids.append(actions.parse(text))
+        except (ValueError, AttributeError):
+            raise ReplayError(f"action {k}: {text!r} is not an action name (e.g. \"PASS\", \"DISCARD(TD)\")") from None
+    return tuple(ids)
+
+
+def _players(data) -> tuple[str, str]:
+    if not isinstance(data, list) or len(data) != 2 or not all(isinstance(name, str) for name in data):
+        raise ReplayError(f"'players' must be the two players' names, P1 first, got {data!r}")
+    return data[0], data[1]
+
+
+def _hand_number(data) -> int | None:
+    if data is not None and not (_is_int(data) and data >= 1):
+        raise ReplayError(f"'hand_number' must be a positive integer or null, got {data!r}")
+    return data
+
+
+def _scores(data) -> tuple[int, int]:
+    if not isinstance(data, list) or len(data) != 2 or not all(_is_int(s) and s >= 0 for s in data):
+        raise ReplayError(f"'scores' must be the two running scores, P1 first, got {data!r}")
+    return data[0], data[1]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Recording from the play loop
+# ---------------------------------------------------------------------------------------------------------------
+
+class Recorder:
+    """A ``duel.Observer`` that turns every hand it watches into a :class:`Replay`, in ``replays``, and writes each
+    to ``directory`` (when given) as ``{prefix}-hand{n:03d}.json`` as soon as the hand ends.
+
+    Use one recorder per game: it numbers hands and keeps the running scores from the hands it has seen."""
+
+    def __init__(self, directory: str | os.PathLike | None = None, prefix: str = "game",
+                 players: tuple[str, str] = DEFAULT_PLAYERS) -> None:
+        self.directory = directory
+        self.prefix = prefix
+        self.players = players
+        self.replays: list[Replay] = []
+        self._start: HandState | None = None
+        self._state: HandState | None = None
+        self._actions: list[int] = []
+        self._scores = (0, 0)
+
+    def __call__(self, state: HandState, action: int) -> None:
+        """Note ``action``, about to be played in ``state``; the hand's replay is made when this action ends it."""
+        if self._start is None:
+            if not is_deal(state):
+                raise ValueError("the recorder must watch a hand from its deal: this state is a hand already in play")
+            self._start = state
+        elif state != self._state:
+            raise ValueError("the recorder saw a state that does not follow the last action: one recorder watches "
+                             "one game at a time")
+        action = int(action)
+        self._state = engine.step(state, action)
+        self._actions.append(action)
+        if self._state.phase == engine.OVER:
+            self._finish()
+
+    def _finish(self) -> None:
+        outcome = self._state.outcome
+        replay = Replay(rules=self._start.rules, deck=self._start.deck, dealer=self._start.dealer,
+                        actions=tuple(self._actions), outcome=outcome, players=self.players,
+                        hand_number=len(self.replays) + 1, scores=self._scores)
+        self.replays.append(replay)
+        if self.directory is not None:
+            replay.save(os.path.join(self.directory, f"{self.prefix}-hand{replay.hand_number:03d}.json"))
+        if outcome.winner is not None:
+            w = outcome.winner
+            self._scores = tuple(s + outcome.points if p == w else s for p, s in enumerate(self._scores))
+        self._start, self._state, self._actions = None, None, []
+
+
+def file_stem(name: str) -> str:
+    """An agent name or model path as a safe part of a file name: ``models/best.zip`` -> ``best``."""
+    base = os.path.splitext(os.path.basename(name.rstrip("/\\")))[0]
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", base) or "agent"
+
+
+def play_duplicate(rules: Rules, agent_a, agent_b, seed: int, game: int, directory: str | os.PathLike,
+                   names: tuple[str, str] = ("a", "b")) -> tuple[duel.GameResult, duel.GameResult]:
+    """``duel.play_duplicate``, also saving every hand of both seatings in ``directory`` as
+    ``{a}-vs-{b}-game{game:05d}-seating{0|1}-hand{n:03d}.json`` (agent names from ``names``)."""
+    stem = f"{file_stem(names[0])}-vs-{file_stem(names[1])}-game{game:05d}"
+    results = []
+    # Seating 0 has agent A as P1, seating 1 swaps the seats on the same deals (as duel.play_duplicate).
+    for seating, seats in enumerate(((agent_a, agent_b), (agent_b, agent_a))):
+        players = (names[0], names[1]) if seating == 0 else (names[1], names[0])
+        recorder = Recorder(directory, f"{stem}-seating{seating}", players)
+        results.append(duel.play_game(rules, seats, seed, game, seating=seating, observer=recorder))
+    return results[0], results[1]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Viewer
+# ---------------------------------------------------------------------------------------------------------------
+
+def show(replay: Replay, console, wait=None) -> None:
+    """Print the hand move by move on a rich ``console``, both hands after every action, then the showdown.
+
+    ``wait``, if given, is called (like ``input``) after each action, to step through the hand: an answer of
+    ``q`` stops, and so does end of input."""
+    # rich is needed only to show a replay, not to record or check one (evaluate.py and the env do that).
+    from rich.text import Text
+
+    from gin_env import render
+
+    names = replay.players
+    states = replay.states()
+    start = states[0]
+    rules = replay.rules
+    width = max(len(n) for n in names)
+
+    def show_hands(state: HandState, actor: int | None, highlight: int) -> None:
+        for p in (0, 1):
+            line = Text(f"   {'›' if p == actor else ' '} {names[p]:<{width}}  ")
+            console.print(line.append_text(render.hand(state.hands[p], highlight if p == actor else engine.NO_CARD)))
+
+    where = f"hand {replay.hand_number}" if replay.hand_number is not None else "a hand"
+    target = f" · game to {rules.target}" if rules.target is not None else ""
+    console.rule(f"Replay of {where} · {rules.name} rules{target}")
+    scores = f"; scores before the hand: {names[0]} {replay.scores[0]}, {names[1]} {replay.scores[1]}"
+    console.print(f"P1 {names[0]}, P2 {names[1]}; {names[replay.dealer]} deals"
+                  f"{scores if replay.scores != (0, 0) else ''}.")
+    if start.initial_upcard != engine.NO_CARD:
+        console.print(Text("Upcard ").append_text(render.card(start.initial_upcard))
+                      .append(f", knock limit {start.knock_limit}."))
+    show_hands(start, None, engine.NO_CARD)
+    digits = len(str(len(replay.actions)))
+    for k, (before, action, after) in enumerate(zip(states, replay.actions, states[1:]), start=1):
+        line = Text(f"{k:>{digits}}. ").append_text(render.move(before, action, names[before.current], True))
+        pile = f"top {cards.card_str(after.pile[-1])}" if after.pile else "empty"
+        console.print(line.append(f"   (stock {engine.stock_size(after)}, pile {pile})", style="dim"))
+        if after.phase != engine.OVER:
+            drawn = before.deck[before.stock_top] if action == actions.DRAW_STOCK else engine.NO_CARD
+            show_hands(after, before.current, after.taken if action == actions.TAKE_DISCARD else drawn)
+        if wait is not None:
+            try:
+                if wait("").strip().lower() == "q":
+                    return
+            except EOFError:
+                return
+    for line in render.showdown(states[-1], names):
+        console.print(line)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gin_env.replay",
+                                     description="Step through a saved Gin Rummy hand, showing both hands.")
+    parser.add_argument("file", help="a replay saved by gin_env.play, evaluate.py --replays or the env")
+    parser.add_argument("--step", action="store_true", help="wait for Enter after each action (q to stop)")
+    args = parser.parse_args(argv)
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    try:
+        replay = load(args.file)
+    except ReplayError as err:
+        print(f"replay: error: {err}", file=sys.stderr)
+        return 2
+    try:
+        show(replay, console, console.input if args.step else None)
+    except KeyboardInterrupt:
+        console.print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,364 @@
+"""``GinRummyVectorEnv``: N games of ``GinRummy-v0`` stepped together on the batched engine, and an SB3 adapter.
+
+This module owns the single-agent framing of batched play, with the same semantics as ``env.GinRummyEnv``: the
+learner's seat drawn per episode, a batched opponent that plays inside ``step`` until every game waits on the
+learner, rewards as signed points / ``reward_scale``, ``episode="hand"`` or ``"match"`` (R40-R44 kept in arrays),
+and same-step autoreset. ``SB3VecEnv`` gives stable-baselines3 a ``VecEnv`` over the same batch, so MaskablePPO
+trains without a Python env per game.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from gin_env import engine
+from gin_env.actions import N_ACTIONS
+from gin_env.batch import KIND_NAMES, NO_PLAYER, HandBatch
+from gin_env.batch_observation import BatchView, batch_view, encode_batch
+from gin_env.env import EPISODES, ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD, resolve_agent, resolve_rules
+from gin_env.match import FIXED_FIRST_DEALER
+from gin_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
+from gin_env.rules import Rules
+
+#: Outcome names indexed by kind code, with "" for -1 (no hand ended).
+_KIND_LABELS = np.array(KIND_NAMES + ("",), dtype=object)
+
+
+def _batched(opponent):
+    """The opponent as an agent with ``act_batch(view, rng)``; names go through ``agents.load``."""
+    agent = resolve_agent(opponent)
+    if not callable(getattr(agent, "act_batch", None)):
+        raise TypeError(f"opponent {agent!r} has no batched form act_batch(view, rng); the vector env needs one "
+                        "(the random and simple agents have it)")
+    return agent
+
+
+class GinRummyVectorEnv(gym.vector.VectorEnv):
+    """``num_envs`` games of ``GinRummy-v0`` on one batched engine (a Gymnasium ``VectorEnv``).
+
+    Arguments are those of ``GinRummyEnv`` plus ``num_envs``; the opponent needs a batched form (``random`` and
+    ``simple`` have one). Observations ``(num_envs, 375)`` float32, actions one id per game, ``action_masks()``
+    ``(num_envs, 108)`` bool. Autoreset is same-step: a game whose episode ends returns the first observation of
+    its next episode, with the last one in ``info["final_obs"]`` (masked by ``info["_final_obs"]``). ``info`` also
+    holds ``action_mask``; for games whose hand ended in the step, ``outcome_kind`` (a name of
+    ``batch.KIND_NAMES``) and ``outcome_points`` (learner's signed points), masked by ``_outcome_kind``; and with
+    ``episode="match"``, for games whose match ended, ``match_scores``, ``match_hands_won`` and ``match_totals``
+    (learner first), masked by ``_match_scores``."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 64, rules: str | Rules = "standard", opponent="simple",
+                 episode: str = "hand", reward_scale: float = 100.0, illegal_action: str = "penalize",
+                 learner_seat: int | None = None, max_steps: int | None = None) -> None:
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        if not reward_scale > 0:
+            raise ValueError(f"reward_scale must be positive, got {reward_scale!r}")
+        if learner_seat not in (None, 0, 1):
+            raise ValueError(f"learner_seat must be 0, 1 or None, got {learner_seat!r}")
+        self.num_envs = num_envs
+        self.rules = resolve_rules(rules)
+        self.opponent = _batched(opponent)
+        self.episode = episode
+        self.reward_scale = float(reward_scale)
+        self.illegal_action = illegal_action
+        self.learner_seat = learner_seat
+        self.max_steps = max_steps
+        self.render_mode = None
+        self.single_observation_space = gym.spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
+        self.single_action_space = gym.spaces.Discrete(N_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.batch = HandBatch(self.rules, num_envs)
+        self.learner = np.zeros(num_envs, dtype=np.int64)
+        self.scores = np.zeros((num_envs, 2), dtype=np.int64)
+        self.hands_won = np.zeros((num_envs, 2), dtype=np.int64)
+        self.steps = np.zeros(num_envs, dtype=np.int64)
+        self._pending = np.zeros(num_envs, dtype=np.float64)
+        self._masks = np.zeros((num_envs, N_ACTIONS), dtype=bool)
+        #: Per game, at the end of its last match: learner/opponent scores, hands won and final totals.
+        self._match_end = np.zeros((num_envs, 6), dtype=np.int64)
+        #: Opponent decisions made so far (for throughput counts).
+        self.opponent_actions = 0
+        self._opponent_rng: np.random.Generator | None = None
+        self._all = np.arange(num_envs)
+
+    # -------------------------------------------------------------------------------------------------------------
+    # Gymnasium API
+    # -------------------------------------------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Start a new episode in every game and play the opponent up to each learner's first decision."""
+        super().reset(seed=seed)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; GinRummyVectorEnv takes none")
+        self._opponent_rng = np.random.default_rng(int(self.np_random.integers(2**63)))
+        self._pending[:] = 0.0
+        self._start_episodes(self._all)
+        return self._observe(self._all), {"action_mask": self._masks.copy()}
+
+    def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """One learner action per game, then the opponent until every game waits on the learner again."""
+        chosen = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        in_range = (chosen >= 0) & (chosen < N_ACTIONS)
+        legal = in_range & self._masks[self._all, np.where(in_range, chosen, 0)]
+        if not legal.all() and self.illegal_action == "raise":
+            bad = int(np.flatnonzero(~legal)[0])
+            self.batch.step(np.array([bad]), chosen[bad:bad + 1])  # raises IllegalActionError naming the action
+        rewards = self._pending.copy()
+        self._pending[:] = 0.0
+        self.steps += 1
+        ok = np.flatnonzero(legal)
+        self.batch.step(ok, chosen[ok], masks=self._masks[ok])
+        outcome_kind = np.full(self.num_envs, -1, dtype=np.int64)
+        outcome_points = np.zeros(self.num_envs, dtype=np.int64)
+        over = self._settle(ok, rewards, outcome_kind, outcome_points)
+        illegal = np.flatnonzero(~legal)
+        rewards[illegal] = ILLEGAL_ACTION_REWARD * self.reward_scale
+        terminated = over.copy()
+        terminated[illegal] = True
+        truncated = ~terminated & (self.max_steps is not None) & (self.steps >= (self.max_steps or 0))
+        done = np.flatnonzero(terminated | truncated)
+        infos: dict = {}
+        if done.size:
+            final_obs = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
+            final_obs[done] = self._observe(done)
+            infos["final_obs"], infos["_final_obs"] = final_obs, terminated | truncated
+            self._start_episodes(done)
+        if self.episode == "match" and terminated.any():
+            finished = terminated.copy()
+            finished[illegal] = False
+            for key, columns in (("match_scores", [0, 1]), ("match_hands_won", [2, 3]), ("match_totals", [4, 5])):
+                infos[key], infos["_" + key] = self._match_end[:, columns], finished
+        ended = outcome_kind >= 0
+        if ended.any():
+            infos["outcome_kind"] = _KIND_LABELS[outcome_kind]
+            infos["_outcome_kind"] = ended
+            infos["outcome_points"], infos["_outcome_points"] = outcome_points, ended
+        if illegal.size:
+            infos["illegal_action"], infos["_illegal_action"] = ~legal, ~legal
+        obs = self._observe(self._all)
+        infos["action_mask"] = self._masks.copy()
+        return obs, rewards / self.reward_scale, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, 108)`` bool: each learner's legal actions now."""
+        return self._masks.copy()
+
+    # -------------------------------------------------------------------------------------------------------------
+    # Playing
+    # -------------------------------------------------------------------------------------------------------------
+
+    def _start_episodes(self, games: np.ndarray) -> None:
+        """Seat the learner, deal, and play the opponent to the learner's first decision. As in ``GinRummyEnv``, a
+        hand the opponent ends before that is dealt again (``episode="hand"``) or counted and paid with the first
+        reward (``episode="match"``)."""
+        rng = self.np_random
+        self.steps[games] = 0
+        todo = games
+        while todo.size:
+            self.scores[todo] = 0
+            self.hands_won[todo] = 0
+            seat = rng.integers(2, size=todo.size) if self.learner_seat is None else self.learner_seat
+            self.learner[todo] = seat
+            self._deal(todo, self._first_dealers(todo.size))
+            rewards = np.zeros(self.num_envs)
+            over = self._settle(todo, rewards, np.zeros(self.num_envs, dtype=np.int64),
+                                np.zeros(self.num_envs, dtype=np.int64))
+            self._pending[todo] += rewards[todo]
+            todo = todo[over[todo]]
+            self._pending[todo] = 0.0
+
+    def _first_dealers(self, k: int) -> np.ndarray:
+        """R9 for k games. A cut deals to each player with probability 1/2, so it is drawn as a fair coin."""
+        mode = self.rules.first_dealer
+        if mode in FIXED_FIRST_DEALER:
+            return np.full(k, FIXED_FIRST_DEALER[mode], dtype=np.int64)
+        return self.np_random.integers(2, size=k)
+
+    def _deal(self, games: np.ndarray, dealers: np.ndarray) -> None:
+        decks = self.np_random.permuted(np.tile(np.arange(52), (games.size, 1)), axis=1)
+        self.batch.deal(games, decks, dealers)
+
+    def _settle(self, games: np.ndarray, rewards: np.ndarray, outcome_kind: np.ndarray,
+                outcome_points: np.ndarray) -> np.ndarray:
+        """Play the opponent in ``games`` until each waits on the learner or its episode is over; record finished
+        hands (adding the learner's points to ``rewards`` and the match bookkeeping). Returns a bool (num_envs,)
+        array: the episode of that game is over."""
+        b = self.batch
+        over = np.zeros(self.num_envs, dtype=bool)
+        active = games
+        while active.size:
+            finished = b.phase[active] == engine.OVER
+            if finished.any():
+                self._record(active[finished], rewards, outcome_kind, outcome_points, over)
+                active = active[~over[active]]
+            opponent_turn = active[b.current[active] != self.learner[active]]
+            if opponent_turn.size == 0:
+                break
+            v = batch_view(b, opponent_turn, 1 - self.learner[opponent_turn], self.scores[opponent_turn])
+            b.step(opponent_turn, self.opponent.act_batch(v, self._opponent_rng), masks=v.legal_mask)
+            self.opponent_actions += opponent_turn.size
+            # Games not at the opponent's turn wait on the learner; the others may have more to do.
+            active = opponent_turn
+        return over
+
+    def _record(self, games: np.ndarray, rewards: np.ndarray, outcome_kind: np.ndarray,
+                outcome_points: np.ndarray, over: np.ndarray) -> None:
+        """Pay finished hands; in a match, add hand points (R40), end games at the target, pay the final bonuses
+        (R41-R43), pick the next dealer (R44) and deal the next hand."""
+        b = self.batch
+        learner = self.learner[games]
+        points = b.player_points(games, learner)
+        rewards[games] += points
+        outcome_kind[games] = b.kind[games]
+        outcome_points[games] = points
+        if self.episode == "hand":
+            over[games] = True
+            return
+        rules = self.rules
+        winner = b.winner[games]
+        won = winner != NO_PLAYER
+        self.scores[games[won], winner[won]] += b.points[games[won]]
+        self.hands_won[games[won], winner[won]] += 1
+        if rules.target is None:
+            ends = np.ones(games.size, dtype=bool)
+        else:
+            ends = won & (self.scores[games, np.maximum(winner, 0)] >= rules.target)
+        done = games[ends]
+        over[done] = True
+        totals = self._final_totals(done, winner[ends])
+        rows = np.arange(done.size)
+        me, them = learner[ends], 1 - learner[ends]
+        scores = self.scores[done]
+        # The bonuses: final totals' difference minus the hand points already paid hand by hand.
+        rewards[done] += (totals[rows, me] - totals[rows, them]) - (scores[rows, me] - scores[rows, them])
+        self._match_end[done] = np.stack([scores[rows, me], scores[rows, them], self.hands_won[done, me],
+                                          self.hands_won[done, them], totals[rows, me], totals[rows, them]], axis=1)
+        going = games[~ends]
+        if going.size:
+            self._deal(going, self._next_dealers(b.dealer[going], winner[~ends]))
+
+    def _next_dealers(self, dealer: np.ndarray, winner: np.ndarray) -> np.ndarray:
+        """R44, as ``match._next_dealer`` for many games."""
+        rules = self.rules
+        no_winner = dealer if rules.dead_hand_dealer == "same" else 1 - dealer
+        if rules.dealer_rotation == "winner":
+            scored = winner
+        elif rules.dealer_rotation == "loser":
+            scored = 1 - winner
+        else:
+            scored = 1 - dealer
+        return np.where(winner == NO_PLAYER, no_winner, scored)
+
+    def _final_totals(self, games: np.ndarray, winner: np.ndarray) -> np.ndarray:
+        """``match.final_totals`` for many finished games: (k, 2) totals indexed by player (R41-R43)."""
+        rules = self.rules
+        scores, won = self.scores[games], self.hands_won[games]
+        if rules.target is None:
+            return scores
+        rows = np.arange(games.size)
+        w = np.maximum(winner, 0)
+        shutout = won[rows, 1 - w] == 0
+        winner_points = scores[rows, w] * np.where(shutout & (rules.shutout == "double_hand_points"), 2, 1)
+        game_bonus = rules.game_bonus * np.where(shutout & (rules.shutout == "double_game_bonus"), 2, 1)
+        winner_total = winner_points + game_bonus + rules.box_bonus * won[rows, w]
+        winner_total *= np.where(shutout & (rules.shutout == "double_total"), 2, 1)
+        loser_total = scores[rows, 1 - w] + rules.box_bonus * won[rows, 1 - w]
+        totals = scores.copy()
+        decided = winner != NO_PLAYER
+        totals[rows[decided], w[decided]] = winner_total[decided]
+        totals[rows[decided], 1 - w[decided]] = loser_total[decided]
+        return totals
+
+    def _observe(self, games: np.ndarray) -> np.ndarray:
+        v = self._learner_view(games)
+        self._masks[games] = v.legal_mask
+        return encode_batch(v)
+
+    def _learner_view(self, games: np.ndarray) -> BatchView:
+        return batch_view(self.batch, games, self.learner[games], self.scores[games])
+
+
+
+def _sb3_base():
+    """stable-baselines3's VecEnv base class, imported only when an adapter is made (SB3 is an optional extra)."""
+    try:
+        from stable_baselines3.common.vec_env import VecEnv
+    except ImportError as error:
+        raise ImportError("SB3VecEnv needs stable-baselines3: pip install 'gin-env[train]'") from error
+    return VecEnv
+
+
+def SB3VecEnv(venv: GinRummyVectorEnv):  # noqa: N802 - a factory that reads as the class it builds
+    """A stable-baselines3 ``VecEnv`` over a ``GinRummyVectorEnv``: same games, SB3's step/reset conventions, and
+    ``env_method("action_masks")`` answered from the batch, which is how sb3-contrib's MaskablePPO reads masks."""
+    return _adapter_class()(venv)
+
+
+@functools.cache
+def _adapter_class():
+    base = _sb3_base()
+
+    class GinRummySB3VecEnv(base):
+        """See :func:`SB3VecEnv`. ``infos[i]`` carries ``terminal_observation`` and ``TimeLimit.truncated`` when
+        game i's episode ended, and ``outcome_kind``/``outcome_points`` when a hand ended in it."""
+
+        def __init__(self, venv: GinRummyVectorEnv):
+            self.venv = venv  # set first: the base class reads attributes through get_attr
+            super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
+            self._actions: np.ndarray | None = None
+
+        def reset(self) -> np.ndarray:
+            seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
+            obs, _ = self.venv.reset(seed=seed)
+            self._reset_seeds()
+            return obs
+
+        def step_async(self, actions: np.ndarray) -> None:
+            self._actions = actions
+
+        def step_wait(self):
+            obs, rewards, terminated, truncated, info = self.venv.step(self._actions)
+            infos: list[dict] = [{} for _ in range(self.num_envs)]
+            for i in np.flatnonzero(terminated | truncated):
+                infos[i]["terminal_observation"] = info["final_obs"][i]
+                infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+            if "_outcome_kind" in info:
+                for i in np.flatnonzero(info["_outcome_kind"]):
+                    infos[i]["outcome_kind"] = info["outcome_kind"][i]
+                    infos[i]["outcome_points"] = int(info["outcome_points"][i])
+            return obs, rewards.astype(np.float32), terminated | truncated, infos
+
+        def close(self) -> None:
+            self.venv.close()
+
+        def get_attr(self, attr_name: str, indices=None) -> list:
+            return [getattr(self.venv, attr_name)] * len(self._get_indices(indices))
+
+        def set_attr(self, attr_name: str, value, indices=None) -> None:
+            setattr(self.venv, attr_name, value)
+
+        def has_attr(self, attr_name: str) -> bool:
+            return hasattr(self.venv, attr_name)
+
+        def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+            rows = list(self._get_indices(indices))
+            if method_name == "action_masks":
+                return list(self.venv.action_masks()[rows])
+            result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
+            return [result] * len(rows)
+
+        def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+            return [False] * len(self._get_indices(indices))
+
+    return GinRummySB3VecEnv

@@ -1,0 +1,127 @@
+"""The batched engine against the scalar one: same deals and actions give the same states, masks, observations,
+rewards and outcomes (DESIGN.md "The batched engine"), and every game stays valid after every step."""
+
+import collections
+
+import numpy as np
+import pytest
+
+from gin_env import batch, cards, engine, observation, solver
+from gin_env.batch_observation import batch_view, encode_batch
+from gin_env.rules import Rules
+
+
+def knock_happy_action(state: engine.HandState, legal: np.ndarray, rng: np.random.Generator) -> int:
+    """A scripted player that ends many hands: knocks (or big gins) when it can, usually discards its best card,
+    otherwise plays at random. It reaches knocks with layoffs, undercuts, gins and dead hands."""
+    enders = legal[(legal >= engine.KNOCK_BASE) | (legal == engine.BIG_GIN)]
+    if enders.size and rng.random() < 0.9:
+        return int(rng.choice(enders))
+    discards = legal[(legal >= engine.DISCARD_BASE) & (legal < engine.KNOCK_BASE)]
+    if discards.size and rng.random() < 0.8:
+        after = solver.discard_deadwoods(state.hands[state.current])
+        return int(min(discards, key=lambda a: (after[a - engine.DISCARD_BASE], rng.random())))
+    return int(rng.choice(legal))
+
+
+def play_side_by_side(rules: Rules, n: int, seed: int, every_step: bool = True) -> collections.Counter:
+    """Deal n hands to both engines and play them out with the same actions. After every step the legal masks
+    must agree; with ``every_step`` so must the whole states and both players' observations, else the final states.
+    Returns the outcome kinds seen (plus "layoffs" for knocks where the defender laid off)."""
+    rng = np.random.default_rng(seed)
+    decks = np.array([rng.permutation(cards.N_CARDS) for _ in range(n)])
+    dealers = rng.integers(0, 2, n)
+    scores = rng.integers(0, 120, (n, 2))
+    b = batch.HandBatch(rules, n)
+    b.deal(np.arange(n), decks, dealers)
+    states = [engine.new_hand(rules, deck=decks[i], dealer=int(dealers[i])) for i in range(n)]
+    games = np.arange(n)
+    while True:
+        if every_step:
+            for player in (0, 1):
+                encoded = encode_batch(batch_view(b, games, np.full(n, player), scores))
+                for i in range(n):
+                    expected = observation.encode(observation.view(states[i], player, tuple(scores[i])))
+                    assert np.array_equal(encoded[i], expected), f"observation of game {i}, player {player}"
+        live = np.array([i for i in range(n) if states[i].phase != engine.OVER], dtype=np.int64)
+        if live.size == 0:
+            break
+        masks = b.legal_masks(live)
+        chosen = []
+        for row, i in enumerate(live):
+            mask = engine.legal_mask(states[i])
+            assert np.array_equal(masks[row], mask), f"mask of game {i}"
+            action = knock_happy_action(states[i], np.flatnonzero(mask), rng)
+            chosen.append(action)
+            states[i] = engine.step(states[i], action)
+        b.step(live, np.array(chosen))
+        for i in live if every_step else [i for i in live if states[i].phase == engine.OVER]:
+            assert b.hand_state(int(i)) == states[i], f"game {i} diverged"
+    kinds = collections.Counter(s.outcome.kind for s in states)
+    kinds["layoffs"] = sum(1 for s in states if s.outcome.layoffs)
+    for player in (0, 1):
+        expected_points = [s.outcome.player_points(player) for s in states]
+        np.testing.assert_array_equal(b.player_points(games, np.full(n, player)), expected_points)
+    return kinds
+
+
+@pytest.mark.parametrize("preset", ["standard", "oklahoma", "openspiel", "foony"])
+def test_batched_engine_matches_scalar_step_by_step(preset):
+    kinds = play_side_by_side(Rules.preset(preset), 300, seed=11)
+    assert kinds["knock"] and kinds["undercut"] and kinds["dead"] and kinds["layoffs"], kinds
+    if preset == "openspiel":
+        assert kinds["tie"], kinds
+
+
+@pytest.mark.parametrize("preset", ["standard", "eaai", "oklahoma", "foony", "seed-000", "openspiel"])
+def test_batched_engine_matches_scalar_over_many_hands(preset):
+    """10,000+ hands in all: states, masks and points compared after every step (observations in the test above)."""
+    kinds = play_side_by_side(Rules.preset(preset), 1700, seed=23, every_step=False)
+    assert kinds["knock"] > 100 and kinds["undercut"] and kinds["gin"] and kinds["dead"], kinds
+    assert kinds["layoffs"] > 10, kinds
+
+
+def test_deal_modes_and_big_gin_match_scalar():
+    """RLCard's eleven-card deal, and big gin (R24) reached from a scripted deck: X8's hand after taking 5C."""
+    play_side_by_side(Rules(deal_mode="eleven", big_gin_bonus=31), 200, seed=5)
+    player = cards.parse("2C 3C 4C 6C 9D 9H 9S JS QS KS")
+    other = cards.parse("AH 2H 3H KC KD KH 7D 7S 4S 3D")
+    upcard = cards.card("5C")
+    rest = [c for c in range(52) if c not in player + other + [upcard]]
+    deck = [c for pair in zip(player, other) for c in pair] + [upcard] + rest
+    rules = Rules.preset("foony")
+    b = batch.HandBatch(rules, 1)
+    b.deal(np.array([0]), np.array([deck]), np.array([1]))
+    state = engine.new_hand(rules, deck=deck, dealer=1)
+    for action in (engine.TAKE_DISCARD, engine.BIG_GIN):
+        state = engine.step(state, action)
+        b.step(np.array([0]), np.array([action]))
+        assert b.hand_state(0) == state
+    assert state.outcome.kind == "big_gin" and state.outcome.points == 21 + 31
+
+
+def test_validate_holds_for_every_game_after_every_step():
+    rules = Rules.preset("standard")
+    n = 256
+    rng = np.random.default_rng(3)
+    b = batch.HandBatch(rules, n)
+    for _ in range(3):
+        b.deal(np.arange(n), np.array([rng.permutation(52) for _ in range(n)]), rng.integers(0, 2, n))
+        while (b.phase != engine.OVER).any():
+            live = np.flatnonzero(b.phase != engine.OVER)
+            masks = b.legal_masks(live)
+            chosen = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            b.step(live, chosen)
+            for i in range(n):
+                engine.validate(b.hand_state(i))
+
+
+def test_illegal_action_names_the_game_and_changes_nothing():
+    rules = Rules.preset("standard")
+    b = batch.HandBatch(rules, 2)
+    rng = np.random.default_rng(0)
+    b.deal(np.arange(2), np.array([rng.permutation(52) for _ in range(2)]), np.array([0, 1]))
+    before = [b.hand_state(i) for i in range(2)]
+    with pytest.raises(engine.IllegalActionError, match=r"game 1: illegal action DRAW_STOCK in phase 'offer'"):
+        b.step(np.array([0, 1]), np.array([engine.PASS, engine.DRAW_STOCK]))
+    assert [b.hand_state(i) for i in range(2)] == before

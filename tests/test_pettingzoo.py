@@ -1,0 +1,122 @@
+"""The PettingZoo AEC env: the official API test, masks, zero-sum per-hand rewards, matches, seeding."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test  # noqa: E402
+
+from gin_env import actions, engine, match  # noqa: E402
+from gin_env.observation import OBS_SIZE, encode, view  # noqa: E402
+from gin_env.pettingzoo import AGENTS, GinRummyAEC, env  # noqa: E402
+from gin_env.rules import Rules  # noqa: E402
+
+#: api_test warns about any dict observation unless the env is one of PettingZoo's own classic games, which it lists
+#: by name; every masked env outside PettingZoo gets exactly these two.
+DICT_OBSERVATION_WARNINGS = {
+    "Observation is not a NumPy array",
+    "Observation space for each agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete",
+}
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"episode": "match", "rules": "eaai"}, {"rules": "openspiel"}])
+def test_api_test_passes(kwargs):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(env(**kwargs), num_cycles=200)
+    assert {str(w.message) for w in caught} <= DICT_OBSERVATION_WARNINGS
+
+
+def play(aec: GinRummyAEC, seed: int, rng: np.random.Generator, knock_first: bool = False) -> list:
+    """Random masked play until every agent is done; the trace of (agent, obs, reward, terminated, info).
+    With ``knock_first``, any legal knock is taken, so that hands end in knocks, gins and undercuts too."""
+    aec.reset(seed=seed)
+    trace = []
+    for agent in aec.agent_iter():
+        obs, reward, terminated, truncated, info = aec.last()
+        trace.append((agent, obs, reward, terminated, info))
+        if terminated or truncated:
+            aec.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        knocks = legal[legal >= actions.KNOCK_BASE]
+        if knock_first and knocks.size:
+            legal = knocks
+        aec.step(int(legal[rng.integers(legal.size)]))
+    return trace
+
+
+def test_observations_masks_and_turns_follow_the_engine():
+    aec = env()
+    aec.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        agent = aec.agent_selection
+        if aec.terminations[agent]:
+            break
+        p = AGENTS.index(agent)
+        assert aec.state.current == p
+        obs = aec.observe(agent)
+        other = aec.observe(AGENTS[1 - p])
+        assert obs["observation"].dtype == np.float32 and obs["observation"].shape == (OBS_SIZE,)
+        assert obs["action_mask"].dtype == np.int8
+        np.testing.assert_array_equal(obs["action_mask"], engine.legal_mask(aec.state).astype(np.int8))
+        np.testing.assert_array_equal(obs["observation"], encode(view(aec.state, p)))
+        assert not other["action_mask"].any()
+        legal = np.flatnonzero(obs["action_mask"])
+        aec.step(int(legal[rng.integers(legal.size)]))
+
+
+def test_hand_rewards_are_zero_sum_points_and_both_agents_terminate():
+    rng = np.random.default_rng(4)
+    kinds = set()
+    for seed in range(25):
+        aec = env(rules="eaai")
+        trace = play(aec, seed, rng, knock_first=True)
+        final = [t for t in trace if t[3]]
+        assert {t[0] for t in final} == set(AGENTS)
+        rewards = {t[0]: t[2] for t in final}
+        outcome = aec.state.outcome
+        kinds.add(outcome.kind)
+        assert rewards["player_0"] == pytest.approx(outcome.player_points(0) / 100)
+        assert rewards["player_0"] + rewards["player_1"] == 0
+        assert not aec.agents
+    assert {"dead", "knock"} <= kinds, f"random play saw only {kinds}: the test lost its teeth"
+
+
+def test_match_rewards_sum_to_the_final_totals():
+    aec = env(episode="match", rules=Rules.preset("standard", target=40))
+    trace = play(aec, 6, np.random.default_rng(6), knock_first=True)
+    totals = match.final_totals(aec.match)
+    assert aec.match.over and len(aec.match.history) >= 2
+    for p, agent in enumerate(AGENTS):
+        earned = sum(r for a, _, r, _, _ in trace if a == agent)
+        assert earned * 100 == pytest.approx(totals[p] - totals[1 - p])
+
+
+def test_same_seed_same_play():
+    def run(seed: int) -> list:
+        trace = play(env(), seed, np.random.default_rng(0))
+        return [(a, o["observation"].tobytes(), o["action_mask"].tobytes(), r, t) for a, o, r, t, _ in trace]
+
+    assert run(9) == run(9)
+    assert run(9) != run(10)
+
+
+def test_illegal_action_raises_with_the_phase():
+    aec = env()
+    aec.reset(seed=0)
+    with pytest.raises(ValueError, match="'offer'"):
+        aec.step(0)  # DRAW_STOCK during the upcard offer
+
+
+def test_render_shows_both_hands():
+    aec = env(render_mode="ansi")
+    aec.reset(seed=1)
+    text = aec.render()
+    assert "player_0" in text and "player_1" in text and "stock: 31 cards" in text

@@ -1,0 +1,246 @@
+"""Replays: recording from the duel loop, evaluate's duplicate games and the env; round trips that reproduce the
+outcome; clear errors for corrupt or mismatched files; the viewer."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from rich.console import Console
+
+import agents
+from gin_env import actions, duel, engine, replay
+from gin_env.replay import Recorder, ReplayError
+from gin_env.rules import Rules
+from tests.scripted import make_deck
+
+
+def game_replays(preset: str = "standard", seed: int = 1, directory=None):
+    """Every hand of one simple-vs-random game, recorded; and the game's result as the duel loop reports it."""
+    recorder = Recorder(directory, "test", ("simple", "random"))
+    result = duel.play_game(Rules.preset(preset), (agents.load("simple"), agents.load("random")), seed, 0,
+                            observer=recorder)
+    return recorder.replays, result
+
+
+def knock_replay() -> replay.Replay:
+    """A short hand that ends in a knock with layoffs: P1 (non-dealer) passes, P2 passes, P1 draws 2C and
+    knocks with KC, deadwood 2; P2 lays off 4S and 7H (R27)."""
+    rules = Rules.preset("standard")
+    deck = make_deck("AS 2S 3S 4H 5H 6H 7C 7D 7S KC", "4S 7H 8C 9C JD QD KH 2H 5C 9S", "3D", "2C")
+    start = engine.new_hand(rules, dealer=1, deck=deck)
+    names = ["PASS", "PASS", "DRAW_STOCK", "KNOCK(KC)"]
+    return replay.record(start, [actions.parse(n) for n in names], players=("ann", "bob"))
+
+
+def saved(tmp_path, data: dict, name: str = "hand.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return path
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Recording and round trips
+# ---------------------------------------------------------------------------------------------------------------
+
+def test_recorder_sees_every_hand_of_a_game_and_files_reproduce_the_outcomes(tmp_path):
+    replays, result = game_replays(directory=tmp_path)
+    assert [r.outcome for r in replays] == list(result.outcomes)
+    files = sorted(tmp_path.iterdir())
+    assert [f.name for f in files] == [f"test-hand{n:03d}.json" for n in range(1, len(replays) + 1)]
+    scores = [0, 0]
+    for f, recorded in zip(files, replays):
+        loaded = replay.load(f)
+        assert loaded == recorded
+        assert loaded.states()[-1].outcome == recorded.outcome
+        assert loaded.scores == tuple(scores)
+        if recorded.outcome.winner is not None:
+            scores[recorded.outcome.winner] += recorded.outcome.points
+
+
+@pytest.mark.parametrize("preset", ["eaai", "oklahoma", "foony", "openspiel"])
+def test_round_trip_under_other_rules(preset):
+    replays, result = game_replays(preset, seed=2)
+    for recorded in replays:
+        assert replay.loads(recorded.to_json()) == recorded
+        assert replay.loads(recorded.to_json()).rules == Rules.preset(preset)
+    assert [r.outcome for r in replays] == list(result.outcomes)
+
+
+def test_file_holds_rules_deal_actions_and_outcome_as_documented():
+    data = json.loads(knock_replay().to_json())
+    assert list(data) == list(replay.KEYS)
+    assert data["format"] == "gin-env-replay" and data["version"] == 1
+    assert set(data["rules"]) == set(replay.RULES_KEYS) and data["rules"]["name"] == "standard"
+    assert data["players"] == ["ann", "bob"] and data["dealer"] == 1
+    assert len(data["deck"]) == 52 and data["deck"][:2] == ["AS", "4S"]
+    assert data["actions"] == ["PASS", "PASS", "DRAW_STOCK", "KNOCK(KC)"]
+    assert data["outcome"] == {"kind": "knock", "winner": 0, "points": 61, "knocker": 0, "knock_card": "KC",
+                               "knocker_deadwood": 2, "defender_deadwood": 63, "layoffs": ["4S", "7H"],
+                               "knocker_melds": [["AS", "2S", "3S"], ["4H", "5H", "6H"], ["7S", "7D", "7C"]]}
+
+
+def test_evaluate_duplicate_games_record_both_seatings_without_changing_play(tmp_path):
+    rules = Rules.preset("standard", target=None)
+    simple, rand = agents.load("simple"), agents.load("random")
+    recorded = replay.play_duplicate(rules, simple, rand, 7, 3, tmp_path, ("simple", "models/best.zip"))
+    assert recorded == duel.play_duplicate(rules, simple, rand, 7, 3)
+    files = sorted(f.name for f in tmp_path.iterdir())
+    assert files == ["simple-vs-best-game00003-seating0-hand001.json", "simple-vs-best-game00003-seating1-hand001.json"]
+    first, second = (replay.load(tmp_path / f) for f in files)
+    assert first.deck == second.deck and first.players == ("simple", "models/best.zip")
+    assert second.players == ("models/best.zip", "simple")
+    assert (first.outcome, second.outcome) == (recorded[0].outcomes[0], recorded[1].outcomes[0])
+
+
+def test_recorder_refuses_a_hand_joined_in_play_and_a_foreign_state():
+    start = engine.new_hand(Rules(), np.random.default_rng(0), dealer=0)
+    later = engine.step(start, actions.PASS)
+    with pytest.raises(ValueError, match="from its deal"):
+        Recorder()(later, actions.PASS)
+    recorder = Recorder()
+    recorder(start, actions.PASS)
+    with pytest.raises(ValueError, match="does not follow the last action"):
+        recorder(start, actions.PASS)
+    with pytest.raises(ReplayError, match="starts from the deal"):
+        replay.record(later, [actions.PASS])
+
+
+def test_recording_and_checking_replays_need_no_rich():
+    code = "import sys, gin_env.replay; assert 'rich' not in sys.modules, 'rich imported'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The env
+# ---------------------------------------------------------------------------------------------------------------
+
+def play_env_episode(env, rng):
+    """Random legal actions to the end of the episode; the info of every step that ended a hand."""
+    env.reset(seed=11)
+    ended, done = [], False
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        _, _, terminated, truncated, info = env.step(int(legal[rng.integers(legal.size)]))
+        done = terminated or truncated
+        if "outcome" in info:
+            ended.append((info, env.replay()))
+    return ended
+
+
+def test_env_replay_of_a_hand_episode_reproduces_its_outcome(tmp_path):
+    env = gym.make("GinRummy-v0", opponent="simple").unwrapped
+    env.reset(seed=3)
+    with pytest.raises(RuntimeError, match="no hand has finished"):
+        env.replay()
+    (info, recorded), = play_env_episode(env, np.random.default_rng(0))
+    assert recorded.states()[-1] == env.state
+    assert recorded.outcome.player_points(env.learner) == info["outcome"]["points"]
+    assert recorded.players[env.learner] == "learner" and recorded.hand_number is None
+    recorded.save(tmp_path / "env.json")
+    assert replay.load(tmp_path / "env.json") == recorded
+
+
+def test_env_replay_follows_each_hand_of_a_match():
+    env = gym.make("GinRummy-v0", opponent="simple", episode="match").unwrapped
+    ended = play_env_episode(env, np.random.default_rng(1))
+    assert len(ended) == len(env.match.history) >= 2
+    scores = [0, 0]
+    for number, ((_, recorded), outcome) in enumerate(zip(ended, env.match.history), start=1):
+        assert (recorded.hand_number, recorded.scores, recorded.outcome) == (number, tuple(scores), outcome)
+        if outcome.winner is not None:
+            scores[outcome.winner] += outcome.points
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Corrupt and mismatched files
+# ---------------------------------------------------------------------------------------------------------------
+
+def test_unreadable_or_non_json_files_are_named(tmp_path):
+    with pytest.raises(ReplayError, match="cannot read replay"):
+        replay.load(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "gin-env-replay", ')
+    with pytest.raises(ReplayError, match=r"bad\.json: not a replay: the file is not valid JSON"):
+        replay.load(bad)
+    with pytest.raises(ReplayError, match="not a replay"):
+        replay.loads("[1, 2, 3]")
+
+
+def corrupt(change) -> dict:
+    data = json.loads(knock_replay().to_json())
+    change(data)
+    return data
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.update(version=2), "version 2 is not supported: this gin-env reads version 1"),
+    (lambda d: d.update(extra=1), "unknown replay keys: extra"),
+    (lambda d: d.pop("deck"), "missing replay keys: deck"),
+    (lambda d: d["rules"].update(jokers=True), "unknown rules keys: jokers"),
+    (lambda d: d["rules"].pop("gin_bonus"), "missing rules keys: gin_bonus"),
+    (lambda d: d["rules"].update(shutout="triple"), "bad rules: rules key 'shutout' must be one of"),
+    (lambda d: d.update(deck=d["deck"][:51]), "'deck' must be a list of the 52 cards"),
+    (lambda d: d["deck"].__setitem__(5, "AS"), "the deck holds AS more than once"),
+    (lambda d: d["deck"].__setitem__(5, "1S"), "deck card 5: malformed card '1S'"),
+    (lambda d: d.update(dealer=2), "'dealer' must be 0 .P1. or 1 .P2., got 2"),
+    (lambda d: d["actions"].__setitem__(2, "FLY"), "action 3: 'FLY' is not an action name"),
+    (lambda d: d["actions"].__setitem__(2, "DISCARD(KC)"),
+     r"cannot play action 3 of 4: illegal action DISCARD\(KC\) in phase 'draw'"),
+    (lambda d: d["actions"].pop(), r"not over after all 3 actions \(phase 'discard'\): the replay is cut short"),
+    (lambda d: d["actions"].append("PASS"), r"the hand ended \(knock\) after action 4, but the replay has 5"),
+    (lambda d: d.update(players=["ann"]), "'players' must be the two players' names"),
+    (lambda d: d.update(scores=[1, -1]), "'scores' must be the two running scores"),
+    (lambda d: d["outcome"].pop("layoffs"), "missing outcome keys: layoffs"),
+    (lambda d: d["outcome"].update(points=70),
+     "outcome mismatch: points is 70 in the file but 61 when the actions are played"),
+    (lambda d: d["outcome"].update(layoffs=["4S"]), "outcome mismatch: layoffs is"),
+    # The same actions under other rules: the knock over the new limit is illegal.
+    (lambda d: d["rules"].update(knock_limit=1), r"cannot play action 4 of 4: illegal action KNOCK\(KC\)"),
+    # Rules that allow the same play but score it differently: without layoffs (RLCard) bob keeps 4S and 7H.
+    (lambda d: d["rules"].update(layoffs=False),
+     "outcome mismatch: points is 61 in the file but 72 when the actions are played; defender_deadwood is 63"),
+])
+def test_corrupt_or_mismatched_file_raises_a_clear_error(tmp_path, change, message):
+    with pytest.raises(ReplayError, match=message):
+        replay.load(saved(tmp_path, corrupt(change)))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Viewer
+# ---------------------------------------------------------------------------------------------------------------
+
+def test_viewer_prints_every_move_both_hands_and_the_showdown(tmp_path, capsys):
+    path = tmp_path / "knock.json"
+    knock_replay().save(path)
+    assert replay.main([str(path)]) == 0
+    out = capsys.readouterr().out
+    for text in ("P1 ann, P2 bob; bob deals.", "Upcard 3D, knock limit 10.",
+                 "1. ann passes on the upcard 3D", "2. bob passes on the upcard 3D",
+                 "3. ann draws from the stock: 2C", "4. ann knocks, putting KC face down",
+                 "ann knocks with KC face down:", "ann  [AS 2S 3S +4S]  [4H 5H 6H +7H]  [7S 7D 7C]  2C   deadwood 2",
+                 "bob  2H 5C 8C 9S 9C JD QD KH   deadwood 63   laid off: 4S 7H",
+                 "ann scores bob's deadwood 63 - ann's 2 = 61."):
+        assert text in out, text
+    # Both hands after each move that leaves the hand in play: three moves, two hands each, plus the deal.
+    assert out.count("› ann") == 2 and out.count("› bob") == 1
+
+
+def test_viewer_steps_on_enter_and_stops_on_q():
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    answers = iter(["", "q"])
+    replay.show(knock_replay(), console, lambda prompt: next(answers))
+    out = console.file.getvalue()
+    assert "2. bob passes" in out and "3. ann draws" not in out
+
+
+def test_viewer_reports_a_bad_file_in_one_line(tmp_path, capsys):
+    path = saved(tmp_path, corrupt(lambda d: d.update(version=9)))
+    assert replay.main([str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("replay: error: ") and "version 9 is not supported" in err and "\n" not in err
