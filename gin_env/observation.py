@@ -145,10 +145,8 @@ def own_deadwood(state: engine.HandState, player: int) -> int:
     hand = state.hands[player]
     if hand.bit_count() <= engine.HAND_SIZE:
         return solver.deadwood(hand)
-    dws = solver.discard_deadwoods(hand)  # a fresh dict, ours to change
-    if player == state.current and not state.rules.discard_taken_card:
-        dws.pop(state.taken, None)
-    return min(dws.values())
+    blocked = state.taken if player == state.current and not state.rules.discard_taken_card else engine.NO_CARD
+    return solver.best_allowed_discard_deadwood(hand, blocked)
 
 
 def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0)) -> PlayerView:

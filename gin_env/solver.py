@@ -220,6 +220,13 @@ def discard_deadwoods(hand) -> dict[int, int]:
     return dict(_discard_deadwoods_mask(cards.to_mask(hand)))
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def best_allowed_discard_deadwood(mask: int, excluded: int = -1) -> int:
+    """Least deadwood after discarding any card of the int-mask holding but ``excluded`` (the card R16 keeps in
+    hand this turn; -1 for none). Cached: the observation of every 11-card decision asks for it."""
+    return min(dw for c, dw in _discard_deadwoods_mask(mask).items() if c != excluded)
+
+
 def best_discard_deadwood(hand) -> int:
     """Minimum over the discards of ``deadwood(hand - card)`` (R8), exact."""
     mask = cards.to_mask(hand)
