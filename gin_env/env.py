@@ -38,6 +38,21 @@ class CallableAgent:
         return f"CallableAgent({self.fn!r})"
 
 
+def check_env_args(episode: str, reward_scale: float, illegal_action: str, learner_seat: int | None,
+                   max_steps: int | None) -> None:
+    """Validate the arguments ``GinRummyEnv`` and the vector env share; each error names its argument."""
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    if illegal_action not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+    if not reward_scale > 0:
+        raise ValueError(f"reward_scale must be positive, got {reward_scale!r}")
+    if learner_seat not in (None, 0, 1):
+        raise ValueError(f"learner_seat must be 0, 1 or None, got {learner_seat!r}")
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
+        raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+
+
 def resolve_rules(rules: str | Rules) -> Rules:
     """A ``Rules`` from a preset name or a ``Rules``."""
     if isinstance(rules, Rules):
@@ -172,16 +187,7 @@ class GinRummyEnv(gym.Env):
     def __init__(self, rules: str | Rules = "standard", opponent="simple", episode: str = "hand",
                  reward_scale: float = 100.0, illegal_action: str = "penalize", learner_seat: int | None = None,
                  max_steps: int | None = None, render_mode: str | None = None) -> None:
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-        if not reward_scale > 0:
-            raise ValueError(f"reward_scale must be positive, got {reward_scale!r}")
-        if learner_seat not in (None, 0, 1):
-            raise ValueError(f"learner_seat must be 0, 1 or None, got {learner_seat!r}")
-        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
-            raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+        check_env_args(episode, reward_scale, illegal_action, learner_seat, max_steps)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.rules = resolve_rules(rules)

@@ -20,7 +20,7 @@ from gin_env import engine
 from gin_env.actions import N_ACTIONS
 from gin_env.batch import KIND_NAMES, NO_PLAYER, HandBatch
 from gin_env.batch_observation import BatchView, batch_view, encode_batch
-from gin_env.env import EPISODES, ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD, resolve_agent, resolve_rules
+from gin_env.env import ILLEGAL_ACTION_REWARD, check_env_args, resolve_agent, resolve_rules
 from gin_env.match import FIXED_FIRST_DEALER
 from gin_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from gin_env.rules import Rules
@@ -57,14 +57,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
                  learner_seat: int | None = None, max_steps: int | None = None) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-        if not reward_scale > 0:
-            raise ValueError(f"reward_scale must be positive, got {reward_scale!r}")
-        if learner_seat not in (None, 0, 1):
-            raise ValueError(f"learner_seat must be 0, 1 or None, got {learner_seat!r}")
+        check_env_args(episode, reward_scale, illegal_action, learner_seat, max_steps)
         self.num_envs = num_envs
         self.rules = resolve_rules(rules)
         self.opponent = _batched(opponent)
