@@ -5,7 +5,8 @@ never see the engine state, so an agent cannot cheat by construction. Built-in n
 
 * ``random``: a uniformly random legal action;
 * ``simple``: the EAAI SimpleGinRummyPlayer (``agents.simple``);
-* ``expert`` and ``ppo``: reserved; they arrive with later work and raise a clear error until then.
+* ``expert``: the strongest heuristic (``agents.expert``);
+* ``ppo``: reserved for the shipped MaskablePPO policy; it raises a clear error until it is shipped.
 
 A path to a ``.zip`` saved by sb3-contrib's ``MaskablePPO`` loads as a policy agent (sb3-contrib is imported only
 then).
@@ -35,10 +36,10 @@ class Agent(Protocol):
 AGENTS = {
     "random": "agents.random_agent:RandomAgent",
     "simple": "agents.simple:SimpleAgent",
+    "expert": "agents.expert:ExpertAgent",
 }
 #: Names reserved for agents that are not part of the package yet. Adding one means moving it into AGENTS.
 PLANNED = {
-    "expert": "the expert heuristic arrives with the agents issue",
     "ppo": "the shipped MaskablePPO policy arrives with the training issue; pass a path to a model .zip instead",
 }
 

@@ -1,4 +1,4 @@
-"""Print the transcript of a real game of ``python -m gin_env.play``, for docs/play.md.
+"""Print the transcript of a real game of ``python -m gin_env.play``, for the README.
 
 The person's seat is played by the simple agent typing its choices as commands, with three slips on the way to
 show the explanations (a typo, a knock that is not allowed, a card not held), through the same prompts and input

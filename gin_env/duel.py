@@ -28,7 +28,8 @@ from gin_env.rules import Rules
 #: Domain tags that keep the deck, dealer and agent generators of one seed apart.
 _DECK_STREAM, _DEALER_STREAM, _AGENT_STREAM = 0, 1, 2
 
-#: Called after every action with the state it was taken in and the action: the hook for recording replays.
+#: Called for every action, just before it is applied, with the state it is taken in and the action: the hook for
+#: recording replays.
 Observer = Callable[[engine.HandState, int], None]
 
 

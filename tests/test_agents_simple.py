@@ -183,14 +183,14 @@ def test_load_builtin_agents():
     assert isinstance(agents.load("random"), RandomAgent)
     assert isinstance(agents.load("simple"), SimpleAgent)
     assert isinstance(agents.load("simple"), agents.Agent)
-    assert agents.names() == ["random", "simple"]
+    assert agents.names() == ["expert", "random", "simple"]
 
 
 def test_load_unknown_and_planned_names_fail_clearly():
     with pytest.raises(ValueError, match="unknown agent 'simpel'.*random, simple"):
         agents.load("simpel")
-    with pytest.raises(NotImplementedError, match="'expert' is not available yet"):
-        agents.load("expert")
+    with pytest.raises(NotImplementedError, match="'ppo' is not available yet"):
+        agents.load("ppo")
 
 
 def test_load_missing_or_corrupt_model_fails_clearly(tmp_path):

@@ -247,7 +247,7 @@ def test_command_line_plays_from_stdin(monkeypatch, capsys):
     assert "Gin Rummy, eaai rules: you against random" in out and "Commands:" in out and "You left the game." in out
 
 
-@pytest.mark.parametrize("opponent, message", [("ppo", "agent 'ppo' is not available yet"),
+@pytest.mark.parametrize("opponent, message", [("no/such/model.zip", "no model file"),
                                                ("nobody", "unknown agent 'nobody'")])
 def test_command_line_explains_an_unavailable_opponent(opponent, message, capsys):
     assert play.main(["--opponent", opponent]) == 2

@@ -1,0 +1,203 @@
+"""The expert agent: the strongest heuristic of the package, reading only its player's view.
+
+How it plays:
+
+* **Discards** look one draw ahead: for each card it may discard, it computes, over every unseen card, the least
+  deadwood it would hold after drawing that card and discarding again, and keeps the hand whose average is lowest.
+  Cards whose melds are dead (the completing cards lie in the discard pile) therefore look worthless, and a hand
+  with many live outs beats one with the same deadwood and few. To this it adds the risk of feeding the opponent:
+  the chance that the discard completes a meld with cards the opponent holds, where cards it took from the pile
+  are certain, unseen cards are likely in proportion, and neighbours of what it discarded or declined less so.
+  The same chance measures how likely the card is to be laid off on the opponent's melds when it knocks (R27),
+  so this charge also keeps layoff options in hand.
+* **Drawing**: it takes the face-up card only when, after its best discard, the deadwood is clearly lower than what
+  a stock draw is expected to leave, or when it can then knock.
+* **Knocking**: gin always. Otherwise it knocks only in the first few draws, while the opponent's hand is still
+  unformed; after that it keeps its deadwood low and waits for gin or for the opponent to knock into an undercut.
+  Against knock-eager opponents this waiting beat every earlier knock schedule that was measured
+  (docs/evaluation.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gin_env import cards, engine, solver
+from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.observation import PlayerView
+from gin_env.rules import STOCK_AFTER_DEAL
+
+_CARD_BITS = np.array([1 << c for c in range(cards.N_CARDS)], dtype=np.uint64)
+
+
+def _meld_partners(c: int) -> tuple[tuple[int, int], ...]:
+    """Every pair of cards that forms a 3-card meld with ``c``: two others of its rank (R4), or two neighbours of
+    its suit in a run (R5, no wrap-around)."""
+    r, s = cards.rank(c), cards.suit(c)
+    same_rank = [t * cards.N_RANKS + r for t in range(cards.N_SUITS) if t != s]
+    pairs = [(same_rank[i], same_rank[j]) for i in range(3) for j in range(i + 1, 3)]
+    for low in (r - 2, r - 1, r):
+        if 0 <= low and low + 2 < cards.N_RANKS:
+            others = [s * cards.N_RANKS + x for x in range(low, low + 3) if x != r]
+            pairs.append((others[0], others[1]))
+    return tuple(pairs)
+
+
+def _neighbours(c: int) -> int:
+    """Mask of the cards that form a 3-card meld with ``c`` and one more card: the other cards of its rank and the
+    cards up to two ranks away in its suit."""
+    mask = 0
+    for x, y in _meld_partners(c):
+        mask |= 1 << x | 1 << y
+    return mask
+
+
+MELD_PARTNERS = tuple(_meld_partners(c) for c in range(cards.N_CARDS))
+NEIGHBOURS = tuple(_neighbours(c) for c in range(cards.N_CARDS))
+
+
+@dataclass(frozen=True)
+class ExpertParams:
+    """The expert's tunable numbers. The defaults won the most matches against ``simple`` under the ``eaai`` rules
+    (docs/evaluation.md tells how they were measured)."""
+
+    #: Take the face-up card when it leaves at least this much less deadwood than a stock draw is expected to.
+    take_margin: float = 1.0
+    #: Deadwood points a discard is charged per unit of probability that it completes an opponent meld.
+    danger_weight: float = 4.0
+    #: Factor on the chance that the opponent holds a neighbour of a card it discarded or declined.
+    evidence_shrink: float = 0.5
+    #: Knock with deadwood up to this before any card is drawn from the stock ...
+    early_knock: float = 10.0
+    #: ... falling linearly to ``late_knock`` over this many stock draws (both players' draws count).
+    fade_draws: float = 3.0
+    #: Deadwood the expert knocks with once the threshold has fallen; 0 means gin only.
+    late_knock: float = 0.0
+
+
+class ExpertAgent:
+    """Heuristic play from the view alone: one-draw lookahead discards, safe discards, a falling knock threshold.
+
+    Deterministic: the generator is not used; ties go to the higher-valued, then the higher-id, card."""
+
+    def __init__(self, params: ExpertParams | None = None) -> None:
+        self.params = params or ExpertParams()
+
+    def __repr__(self) -> str:
+        return f"ExpertAgent({self.params})"
+
+    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        mask = view.legal_mask
+        phase = view.phase
+        if phase in (engine.OFFER, engine.DRAW):
+            take = mask[TAKE_DISCARD] and self._wants_top_discard(view)
+            return TAKE_DISCARD if take else (PASS if phase == engine.OFFER else DRAW_STOCK)
+        if phase == engine.WALL:
+            return TAKE_DISCARD if mask[TAKE_DISCARD] and self._wall_take_pays(view) else PASS
+        if phase != engine.DISCARD:
+            raise ValueError("no legal action: the hand is over")
+        if mask[BIG_GIN]:
+            return BIG_GIN
+        knock = self._knock(view)
+        return knock if knock is not None else DISCARD_BASE + self._discard(view)
+
+    # -- knocking -------------------------------------------------------------------------------------------------
+
+    def knock_threshold(self, view: PlayerView) -> float:
+        """The most deadwood the expert knocks with now, never above the hand's knock limit (R20, R46).
+
+        Right after the deal the opponent's hand is unformed, so an undercut is unlikely and a knock collects its
+        raw deadwood. Later, a knock-eager opponent hands out undercuts (25 points under ``eaai``) to a player who
+        keeps its deadwood low and waits, and gin scores the same bonus, so the threshold falls fast to
+        ``late_knock``."""
+        p = self.params
+        draws = STOCK_AFTER_DEAL - view.stock_size
+        left = max(0.0, 1.0 - draws / p.fade_draws)
+        return min(view.knock_limit, p.late_knock + (p.early_knock - p.late_knock) * left)
+
+    def _knock(self, view: PlayerView) -> int | None:
+        """The knock to make now (gin always), or None. Among equal deadwoods it knocks with the highest card."""
+        options = [(dw, -cards.VALUES[c], -c) for c, dw in solver.discard_deadwoods(view.hand).items()
+                   if view.legal_mask[KNOCK_BASE + c]]
+        if not options:
+            return None
+        dw, _, negative_card = min(options)
+        if dw == 0 or dw <= self.knock_threshold(view):
+            return KNOCK_BASE - negative_card
+        return None
+
+    def _wall_take_pays(self, view: PlayerView) -> bool:
+        """R38: at the wall the discard may be taken only to knock at once; do it when the knock threshold
+        accepts the deadwood that taking leaves."""
+        hand11 = view.hand | 1 << view.top_discard
+        return any(dw <= self.knock_threshold(view) for c, dw in solver.discard_deadwoods(hand11).items()
+                   if c != view.top_discard)
+
+    # -- drawing --------------------------------------------------------------------------------------------------
+
+    def _wants_top_discard(self, view: PlayerView) -> bool:
+        """Take the face-up card if that lets the expert knock now, or leaves clearly less deadwood than a stock
+        draw is expected to. It may not be discarded this turn (R16), so its value is the best other discard."""
+        top = view.top_discard
+        take_dw = min(dw for c, dw in solver.discard_deadwoods(view.hand | 1 << top).items()
+                      if c != top or view.rules.discard_taken_card)
+        if take_dw <= self.knock_threshold(view):
+            return True
+        holds = _opponent_holds(view, self.params.evidence_shrink)
+        expected_draw = _expected_after_draw(np.array([view.hand], dtype=np.uint64), view, holds)[0]
+        return take_dw <= expected_draw - self.params.take_margin
+
+    # -- discarding -----------------------------------------------------------------------------------------------
+
+    def _discard(self, view: PlayerView) -> int:
+        """The discard with the lowest expected deadwood after the next draw, plus the charge for feeding the
+        opponent."""
+        candidates = [c for c in cards.to_ids(view.hand) if view.legal_mask[DISCARD_BASE + c]]
+        rests = np.array([view.hand & ~(1 << c) for c in candidates], dtype=np.uint64)
+        holds = _opponent_holds(view, self.params.evidence_shrink)
+        expected = _expected_after_draw(rests, view, holds)
+        scores = [(expected[i] + self.params.danger_weight * _feeds(c, holds), -cards.VALUES[c], -c)
+                  for i, c in enumerate(candidates)]
+        return candidates[min(range(len(candidates)), key=scores.__getitem__)]
+
+
+def _expected_after_draw(hands: np.ndarray, view: PlayerView, holds: list[float]) -> np.ndarray:
+    """For each 10-card hand (uint64 masks), the expected least deadwood after drawing a stock card and discarding
+    the best card (R8). Each unseen card weighs the chance that it is in the stock rather than the opponent's hand;
+    with nothing left to draw, the hand's own deadwood."""
+    unseen = np.array(cards.to_ids(view.unseen), dtype=np.int64)
+    weights = 1.0 - np.array(holds)[unseen]
+    if weights.sum() <= 0:
+        return solver.deadwood_of_masks(hands).astype(np.float64)
+    grown = (hands[:, None] | _CARD_BITS[unseen][None, :]).ravel()
+    best, _ = solver.best_discards_of_masks(grown)
+    return best.reshape(hands.size, unseen.size) @ (weights / weights.sum())
+
+
+def _opponent_holds(view: PlayerView, shrink: float) -> list[float]:
+    """For each card, the probability that the opponent holds it: 1 for cards it took from the pile and still holds,
+    0 for cards the viewer sees elsewhere, and for unseen cards its hidden share of them, times ``shrink`` for
+    neighbours of cards it discarded or declined (it would have kept a card that melds with those)."""
+    unseen = view.unseen
+    hidden = engine.HAND_SIZE - view.opponent_known.bit_count()
+    base = hidden / max(unseen.bit_count(), 1)
+    shunned = 0
+    for c in cards.to_ids(view.opponent_discards | view.opponent_declined):
+        shunned |= NEIGHBOURS[c]
+    holds = [0.0] * cards.N_CARDS
+    for c in cards.to_ids(unseen):
+        holds[c] = base * shrink if shunned >> c & 1 else base
+    for c in cards.to_ids(view.opponent_known):
+        holds[c] = 1.0
+    return holds
+
+
+def _feeds(c: int, holds: list[float]) -> float:
+    """Probability that ``c`` completes a 3-card meld with two cards the opponent holds (pairs taken as
+    independent)."""
+    miss = 1.0
+    for x, y in MELD_PARTNERS[c]:
+        miss *= 1.0 - holds[x] * holds[y]
+    return 1.0 - miss
