@@ -48,8 +48,9 @@ class HandBatch:
     """The state of ``n`` hands under one ``Rules``, as arrays indexed by game (and player where it applies).
 
     Fields mirror ``engine.HandState``: ``deck`` (n, 52), ``hands``/``known``/``discarded``/``declined`` (n, 2) card
-    masks, ``stock_top``, ``pile`` (n, 52) with ``pile_len``, ``dealer``, ``current``, ``phase``, ``taken``,
-    ``both_passed``, ``must_knock``, ``initial_upcard``, ``knock_limit``, ``turns``; the outcome as ``kind``,
+    masks, ``stock_top``, ``pile`` (n, 52) with ``pile_len`` and ``pile_mask`` (the same cards as a mask),
+    ``dealer``, ``current``, ``phase``, ``taken``, ``both_passed``, ``must_knock``, ``initial_upcard``,
+    ``knock_limit``, ``turns``; the outcome as ``kind``,
     ``winner``, ``points``, ``knocker``, ``knock_card``, ``knocker_deadwood``, ``defender_deadwood``. Cached for the
     player to act in the discard phase: ``best_deadwood`` and ``best_cards`` (least deadwood after a discard the
     player may make, and the cards reaching it), ``knock_cards`` and ``big_gin``; at the wall, ``wall_take``."""
