@@ -15,7 +15,7 @@ How it plays:
 * **Knocking**: gin always. Otherwise it knocks only in the first few draws, while the opponent's hand is still
   unformed; after that it keeps its deadwood low and waits for gin or for the opponent to knock into an undercut.
   Against knock-eager opponents this waiting beat every earlier knock schedule that was measured
-  (docs/evaluation.md).
+  (README, "The expert").
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ NEIGHBOURS = tuple(_neighbours(c) for c in range(cards.N_CARDS))
 @dataclass(frozen=True)
 class ExpertParams:
     """The expert's tunable numbers. The defaults won the most matches against ``simple`` under the ``eaai`` rules
-    (docs/evaluation.md tells how they were measured)."""
+    (the README section "The expert" tells how they were measured)."""
 
     #: Take the face-up card when it leaves at least this much less deadwood than a stock draw is expected to.
     take_margin: float = 1.0
