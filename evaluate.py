@@ -111,7 +111,9 @@ def play_pairs(names: list[str], rules: Rules, mode: str, n: int, seed: int, wor
     bar = tqdm(total=n * len(pairs), unit=UNIT[mode], desc="evaluating", disable=not progress, smoothing=0.1)
     with bar:
         if workers > 1:
-            with get_context().Pool(workers) as pool:
+            # Not fork: a forked worker deadlocks in torch once the parent has used it (evaluate() loads every
+            # agent first, to check it, and a PPO model runs torch on loading); spawn works on every platform.
+            with get_context("spawn").Pool(workers) as pool:
                 for task, block in zip(tasks, pool.imap(_play_chunk, tasks)):
                     _store(results, task, block, bar)
         else:

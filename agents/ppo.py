@@ -1,0 +1,93 @@
+"""The PPO agent: a MaskablePPO policy (trained by ``train.py``) acting on the encoded view, and model loading.
+
+This module owns turning a saved sb3-contrib ``MaskablePPO`` model into an agent: :func:`load_model` for any path,
+:func:`shipped` for the model that comes with the package (``agents/models/ppo_gin.zip``, ``agents.load("ppo")``).
+sb3-contrib and torch are imported only when a model is loaded, so importing ``agents`` stays light.
+
+The agent picks from the policy's masked logits itself rather than through ``model.predict``: greedily by default,
+or by sampling with the caller's numpy generator, so a stochastic policy is as reproducible as any other agent.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+
+import numpy as np
+
+from gin_env.actions import N_ACTIONS
+from gin_env.batch_observation import BatchView, encode_batch
+from gin_env.observation import OBS_SIZE, PlayerView, encode
+
+#: The model shipped with the package, loaded by ``agents.load("ppo")``.
+SHIPPED_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", "ppo_gin.zip")
+
+
+class PPOAgent:
+    """A MaskablePPO policy restricted to legal actions: greedy when ``deterministic`` (the default), else sampled.
+
+    ``act`` serves one view (the scalar env, duels, ``evaluate.py``); ``act_batch`` a ``BatchView`` (the vector
+    env's opponent, e.g. self-play snapshots during training)."""
+
+    def __init__(self, policy, path: str | None = None, deterministic: bool = True) -> None:
+        self.policy = policy
+        self.path = path
+        self.deterministic = deterministic
+
+    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        if not view.legal_mask.any():
+            raise ValueError("no legal action: it is not this player's turn or the hand is over")
+        return int(self._choose(encode(view)[None], view.legal_mask[None], rng)[0])
+
+    def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
+        """One action per game of a batched view (every game in it must have a legal action)."""
+        return self._choose(encode_batch(view), view.legal_mask, rng)
+
+    def _choose(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            tensor, _ = self.policy.obs_to_tensor(obs)
+            logits = self.policy.get_distribution(tensor, action_masks=masks).distribution.logits.cpu().numpy()
+        if not self.deterministic:
+            # Gumbel-max: argmax(logits + Gumbel noise) is a draw from softmax(logits), here with the caller's rng.
+            logits = logits + rng.gumbel(size=logits.shape)
+        # Masked entries hold a huge negative logit; the mask is applied again so no noise can ever lift one.
+        return np.where(masks, logits, -np.inf).argmax(axis=1)
+
+    def __repr__(self) -> str:
+        return f"PPOAgent({self.path!r}, deterministic={self.deterministic})"
+
+
+def load_model(path: str, deterministic: bool = True) -> PPOAgent:
+    """The agent of the MaskablePPO model saved at ``path`` (on the CPU).
+
+    Raises ``FileNotFoundError`` for a missing file, ``ValueError`` for a file that is not a MaskablePPO model of
+    this env, and ``ImportError`` when sb3-contrib is not installed."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no model file at {path!r}")
+    # Checked before importing sb3-contrib (and torch): a clear error for a corrupt file, and a fast one.
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path!r} is not a model: MaskablePPO models are .zip archives saved by model.save()")
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as err:
+        raise ImportError("loading a model needs sb3-contrib: pip install 'gin-env[train]'") from err
+    try:
+        model = MaskablePPO.load(path, device="cpu")
+    except Exception as err:  # SB3 raises many types on a bad archive; the caller needs one clear message
+        raise ValueError(f"{path!r} could not be loaded as a MaskablePPO model: {err}") from err
+    obs_shape, n_actions = model.observation_space.shape, getattr(model.action_space, "n", None)
+    if obs_shape != (OBS_SIZE,) or n_actions != N_ACTIONS:
+        raise ValueError(f"{path!r} is a MaskablePPO model for another env: it takes observations of shape "
+                         f"{obs_shape} and {n_actions} actions; GinRummy-v0 has ({OBS_SIZE},) and {N_ACTIONS}")
+    model.policy.set_training_mode(False)
+    return PPOAgent(model.policy, path, deterministic)
+
+
+def shipped() -> PPOAgent:
+    """The shipped model (``agents.load("ppo")``)."""
+    if not os.path.isfile(SHIPPED_MODEL):
+        raise FileNotFoundError(f"the shipped PPO model {SHIPPED_MODEL!r} is missing from this installation; "
+                                "train one with train.py and pass its path to agents.load()")
+    return load_model(SHIPPED_MODEL)
