@@ -39,11 +39,6 @@ def masks_to_bools(masks: np.ndarray) -> np.ndarray:
     return np.unpackbits(raw, axis=1, bitorder="little")[:, :cards.N_CARDS].view(bool)
 
 
-def bools_to_masks(rows: np.ndarray) -> np.ndarray:
-    """``(k, 52)`` bool array as ``(k,)`` uint64 card masks."""
-    return solver.hands_to_masks(rows)
-
-
 class HandBatch:
     """The state of ``n`` hands under one ``Rules``, as arrays indexed by game (and player where it applies).
 
@@ -215,7 +210,7 @@ class HandBatch:
             per_card[masks_to_bools(blocked[only_taken])] = solver.NOT_HELD
             least = per_card.min(axis=1)
             best[only_taken] = least
-            best_cards[only_taken] = bools_to_masks(per_card == least[:, None])
+            best_cards[only_taken] = solver.hands_to_masks(per_card == least[:, None])
         self.best_deadwood[games] = best
         self.best_cards[games] = best_cards & ~blocked
 
@@ -225,7 +220,7 @@ class HandBatch:
         can = np.flatnonzero(best <= limit)
         if can.size:
             per_card = solver.discard_deadwoods_of_masks(hand[can])
-            out[can] = bools_to_masks(per_card <= limit[can, None])
+            out[can] = solver.hands_to_masks(per_card <= limit[can, None])
         return out
 
     def _big_gin(self, hand: np.ndarray, best: np.ndarray) -> np.ndarray:
