@@ -26,6 +26,7 @@ import numpy as np
 
 from gin_env import cards, engine, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.batch_observation import BatchView
 from gin_env.observation import PlayerView
 from gin_env.rules import STOCK_AFTER_DEAL
 
@@ -102,6 +103,11 @@ class ExpertAgent:
             return BIG_GIN
         knock = self._knock(view)
         return knock if knock is not None else DISCARD_BASE + self._discard(view)
+
+    def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
+        """:meth:`act` for each game of a batched view (every game in it must have a legal action), one game at a
+        time: the lookahead already batches its solves within a decision, so a loop over games costs little more."""
+        return np.array([self.act(view.player_view(row), rng) for row in range(view.player.size)], dtype=np.int64)
 
     # -- knocking -------------------------------------------------------------------------------------------------
 

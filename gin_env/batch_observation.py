@@ -22,6 +22,8 @@ from gin_env.observation import (
     OBS_LAYOUT,
     OBS_SIZE,
     PLANES,
+    PlayerView,
+    view,
 )
 from gin_env.rules import STOCK_AFTER_DEAL
 
@@ -136,6 +138,14 @@ class BatchView:
         if ten.size:
             out[ten] = solver.deadwood_of_masks(self.hand[ten])
         return out
+
+    def player_view(self, row: int) -> PlayerView:
+        """Row ``row`` of this view as the scalar ``PlayerView`` that ``observation.view`` gives of the same game,
+        for agents that decide one game at a time (their ``act_batch`` loops over the rows)."""
+        b = self._batch()
+        game = int(self._games[row])
+        scores = (0, 0) if self._scores is None else tuple(int(x) for x in self._scores[row])
+        return view(b.hand_state(game), int(self.player[row]), scores)
 
 
 def batch_view(b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.ndarray | None = None,

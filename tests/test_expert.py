@@ -10,8 +10,10 @@ import agents
 import evaluate
 from agents.expert import ExpertAgent, ExpertParams
 from gin_env import actions, duel, engine
+from gin_env.batch_observation import batch_view
 from gin_env.observation import view
 from gin_env.rules import Rules
+from gin_env.vector import GinRummyVectorEnv
 from tests.scripted import PRESETS, act, make_deck
 
 RNG = np.random.default_rng(0)
@@ -108,3 +110,19 @@ def test_expert_beats_simple_over_a_short_duplicate_run():
     standard errors below it for 40 duplicate matches, so this bound is safe for any seed."""
     report = evaluate.evaluate(["expert", "simple"], Rules.preset("eaai"), "matches", 40, seed=2024)
     assert report["pairs"][0]["a_match_win_rate"] >= 0.55
+
+
+@pytest.mark.parametrize("preset", ["eaai", "oklahoma"])
+def test_batched_expert_makes_the_scalar_experts_choices(preset):
+    """As the vector env's opponent, the expert decides each game exactly as it would from that game's own view."""
+    venv = GinRummyVectorEnv(24, rules=preset, opponent="expert", episode="match", illegal_action="raise")
+    venv.reset(seed=3)
+    expert, rng = ExpertAgent(), np.random.default_rng(3)
+    for _ in range(40):
+        v = batch_view(venv.batch, np.arange(24), venv.learner, venv.scores)
+        chosen = expert.act_batch(v, rng)
+        for game in range(24):
+            state = venv.batch.hand_state(game)
+            scores = tuple(int(x) for x in venv.scores[game])
+            assert chosen[game] == expert.act(view(state, int(venv.learner[game]), scores), rng)
+        venv.step(chosen)
