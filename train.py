@@ -10,16 +10,17 @@ choice is seeded from ``--seed``, and a run writes everything to ``--run-dir``:
 The opponents: the learner's games are cut into ``--slots`` groups of equal size, each with one opponent at a time.
 At the start of every rollout each group is given an opponent drawn from the ``--opponents`` schedule, a list of
 phases ``START:name=weight,...`` separated by ``;`` where START is a fraction of ``--total-timesteps``. Names are
-agents with a batched form (``random``, ``simple``, a model .zip) or ``self``: a snapshot of the policy itself, taken
-every ``--snapshot-every`` steps (the last ``--snapshots`` are kept), playing by sampling from its distribution.
-A curriculum from scratch, for instance: ``--imitate-steps 0 --opponents "0:random; 0.02:random=1,simple=3;
-0.2:simple=3,self=1"``.
+agents with a batched form (``random``, ``simple``, ``expert``, a model .zip) or ``self``: a snapshot of the policy
+itself, taken every ``--snapshot-every`` steps (the last ``--snapshots`` are kept), playing by sampling from its
+distribution. A curriculum from scratch, for instance: ``--imitate-steps 0 --opponents "0:random;
+0.02:random=1,simple=3; 0.2:simple=3,self=1"``.
 
-The learner: MaskablePPO with :class:`agents.networks.CardPolicy`, warm-started by behaviour cloning of the simple
-agent (``--imitate-steps``), on rewards with potential-based deadwood shaping (``--shaping``).
+The learner: MaskablePPO with :class:`agents.networks.CardPolicy`, warm-started by behaviour cloning of a teacher
+(``--teacher``, the expert by default; ``--imitate-steps`` of its decisions, policy and critic), on rewards with
+potential-based deadwood shaping (``--shaping``).
 
 Example: ``python train.py --run-dir runs/ppo`` (the shipped model's run); resume with
-``python train.py --total-timesteps 9000000 --run-dir runs/ppo --resume runs/ppo/last.zip``.
+``python train.py --total-timesteps 6000000 --run-dir runs/ppo --resume runs/ppo/last.zip``.
 """
 
 from __future__ import annotations
@@ -454,7 +455,7 @@ def imitate(model, args: Args, history: dict) -> None:
     training the policy to pick the teacher's action (cross-entropy over legal actions) and the critic to predict
     the teacher's returns; 5% of the decisions are held out to report how often the policy agrees with the teacher.
 
-    A warm start, not the goal: PPO then starts from a policy that already plays like the expert, with a critic
+    A warm start, not the goal: PPO then starts from a policy that already plays like the teacher, with a critic
     that knows what positions are worth, instead of spending millions of steps on learning what deadwood is."""
     data = collect_teacher_games(args)
     # Knocks are about 1% of decisions but decide hands: a missed gin costs a whole hand.
