@@ -5,7 +5,9 @@ choice is seeded from ``--seed``, and a run writes everything to ``--run-dir``:
 
 * ``tb/``: TensorBoard logs (per opponent: hand win rate and points per hand; evaluations against simple; steps/s);
 * ``last.zip`` every ``--checkpoint-every`` steps and at the end, ``best.zip`` (best points per hand against simple
-  in the periodic duplicate-deal evaluation), ``history.json`` and ``learning_curve.png``.
+  in the periodic duplicate-deal evaluation), ``history.json`` and ``learning_curve.png``;
+* ``policy.zip``: ``best.zip`` without its optimizer state, a third of the size, the file to ship
+  (``agents/models/ppo_gin.zip`` is one).
 
 The opponents: the learner's games are cut into ``--slots`` groups of equal size, each with one opponent at a time.
 At the start of every rollout each group is given an opponent drawn from the ``--opponents`` schedule, a list of
@@ -43,7 +45,7 @@ from tqdm import tqdm
 import agents
 import evaluate
 from agents.networks import CardPolicy
-from agents.ppo import PPOAgent
+from agents.ppo import PPOAgent, export_model
 from gin_env import duel
 from gin_env.actions import BIG_GIN, KNOCK_BASE, N_ACTIONS
 from gin_env.batch_observation import batch_view, encode_batch
@@ -541,6 +543,7 @@ def train(args: Args):
     save_run(model, history, args.run_dir)
     if history["eval"]:
         plot_curve(history, os.path.join(args.run_dir, "learning_curve.png"))
+        export_model(os.path.join(args.run_dir, "best.zip"), os.path.join(args.run_dir, "policy.zip"))
     return model
 
 

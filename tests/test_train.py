@@ -39,7 +39,7 @@ def run(tmp_path_factory):
 def test_short_run_writes_checkpoints_logs_and_curve(run):
     run_dir, model = run
     assert model.num_timesteps >= 2000
-    for name in ("last.zip", "best.zip", "history.json", "learning_curve.png"):
+    for name in ("last.zip", "best.zip", "policy.zip", "history.json", "learning_curve.png"):
         assert os.path.getsize(os.path.join(run_dir, name)) > 0, name
     assert os.listdir(os.path.join(run_dir, "tb"))
     with open(os.path.join(run_dir, "history.json")) as f:
@@ -78,6 +78,21 @@ def test_agent_plays_legal_actions_as_a_batched_opponent(run):
             keys = rng.random((16, 108))
             keys[~venv.action_masks()] = -1
             venv.step(keys.argmax(axis=1))
+
+
+def test_exported_policy_is_smaller_and_plays_as_the_best_checkpoint(run):
+    run_dir, _ = run
+    best, exported = (os.path.join(run_dir, name) for name in ("best.zip", "policy.zip"))
+    assert os.path.getsize(exported) < os.path.getsize(best)
+    venv = GinRummyVectorEnv(32, rules="eaai", opponent="simple")
+    venv.reset(seed=6)
+    rng = np.random.default_rng(6)
+    a, b = ppo.load_model(best), ppo.load_model(exported)
+    for _ in range(30):
+        v = batch_view(venv.batch, np.arange(32), venv.learner, venv.scores)
+        chosen = a.act_batch(v, rng)
+        np.testing.assert_array_equal(b.act_batch(v, rng), chosen)
+        venv.step(chosen)
 
 
 def test_resume_continues_from_a_checkpoint(run, tmp_path):
