@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gin_env.batch import nth_set_bit
 from gin_env.batch_observation import BatchView
 from gin_env.observation import PlayerView
 
@@ -20,10 +21,20 @@ class RandomAgent:
         return int(legal[int(rng.random() * legal.size)])
 
     def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
-        """One uniformly random legal action per game of a batched view."""
-        keys = rng.random(view.legal_mask.shape, dtype=np.float32)
-        keys[~view.legal_mask] = -1.0
-        return keys.argmax(axis=1)
+        """One uniformly random legal action per game of a batched view (action 0 where none is legal).
+
+        As in ``act``, the pick is floor(u * n) among the n legal actions, found in the view's legal-action bit
+        strings: first the word that holds it, then the bit."""
+        bits = view.legal_bits
+        counts = np.bitwise_count(bits).astype(np.int64)
+        ends = np.cumsum(counts, axis=1)
+        total = ends[:, -1]
+        pick = (rng.random(total.size) * total).astype(np.int64)
+        word = (ends <= pick[:, None]).sum(axis=1)
+        word = np.minimum(word, bits.shape[1] - 1)  # only where no action is legal
+        rows = np.arange(total.size) * bits.shape[1] + word
+        action = 64 * word + nth_set_bit(bits.reshape(-1).take(rows), pick - (ends - counts).reshape(-1).take(rows))
+        return np.where(total > 0, action, 0)
 
     def __repr__(self) -> str:
         return "RandomAgent()"

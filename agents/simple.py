@@ -22,7 +22,7 @@ import numpy as np
 
 from gin_env import cards, engine, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from gin_env.batch import masks_to_bools
+from gin_env.batch import has_action, nth_set_bit
 from gin_env.batch_observation import BatchView
 from gin_env.observation import PlayerView
 
@@ -46,22 +46,34 @@ def forms_meld(hand: int, card_id: int) -> bool:
     return False
 
 
-_RANK_CARDS_U64 = np.array(RANK_CARDS, dtype=np.uint64)
+def _meld_tables() -> tuple[np.ndarray, np.ndarray]:
+    """For each card id, and last for NO_CARD: the other cards of its rank, and the pairs of cards that make a run
+    of three with it (the three windows that contain it; a window off the A-K line can never be held)."""
+    never = 1 << 63  # no hand holds this bit, so an impossible window is never complete
+    others = [RANK_CARDS[cards.rank(c)] & ~(1 << c) for c in range(cards.N_CARDS)] + [0]
+    windows = []
+    for c in range(cards.N_CARDS):
+        r, base = cards.rank(c), c - cards.rank(c)
+        row = []
+        for low in (r - 2, r - 1, r):
+            fits = 0 <= low <= cards.N_RANKS - 3
+            row.append(sum(1 << (base + low + i) for i in range(3)) & ~(1 << c) if fits else never)
+        windows.append(row)
+    windows.append([never] * 3)
+    return np.array(others, dtype=np.uint64), np.array(windows, dtype=np.uint64).T.copy()
+
+
+_SAME_RANK, _RUN_WINDOWS = _meld_tables()
 
 
 def forms_meld_batch(hands: np.ndarray, card_ids: np.ndarray) -> np.ndarray:
-    """:func:`forms_meld` for many (hand mask, card) pairs; False where the card is NO_CARD."""
-    valid = card_ids >= 0
-    c = np.maximum(card_ids, 0)
-    r, s = c % cards.N_RANKS, c // cards.N_RANKS
-    same_rank = np.bitwise_count(hands & _RANK_CARDS_U64[r]) >= 2
-    pattern = ((hands >> (s * cards.N_RANKS).astype(np.uint64)) & np.uint64(_SUIT_PATTERN)).astype(np.int64) | 1 << r
-    run = np.zeros(hands.shape, dtype=bool)
-    for below in range(3):
-        low = r - below
-        fits = (low >= 0) & (low <= cards.N_RANKS - 3)
-        run |= fits & ((pattern >> np.maximum(low, 0)) & 0b111 == 0b111)
-    return valid & (same_rank | run)
+    """:func:`forms_meld` for many (hand mask, card) pairs; False where the card is NO_CARD (-1, the tables' last
+    row)."""
+    meld = np.bitwise_count(hands & _SAME_RANK.take(card_ids)) >= 2
+    for windows in _RUN_WINDOWS:
+        window = windows.take(card_ids)
+        meld |= hands & window == window
+    return meld
 
 
 class SimpleAgent:
@@ -100,20 +112,33 @@ class SimpleAgent:
 
     def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
         """The same policy for every game of a batched view at once (the vector env's opponent)."""
-        mask = view.legal_mask
+        bits = view.legal_bits
         phase = view.phase
-        take = mask[:, TAKE_DISCARD] & forms_meld_batch(view.hand, view.top_discard)
-        chosen = np.select([phase == engine.OFFER, phase == engine.DRAW, phase == engine.WALL],
-                           [np.where(take, TAKE_DISCARD, PASS), np.where(take, TAKE_DISCARD, DRAW_STOCK),
-                            np.where(mask[:, TAKE_DISCARD], TAKE_DISCARD, PASS)], BIG_GIN)
-        discard = np.flatnonzero((phase == engine.DISCARD) & ~mask[:, BIG_GIN])
-        if discard.size:
+        take = has_action(bits, TAKE_DISCARD) & ((phase == engine.WALL) | forms_meld_batch(view.hand, view.top_discard))
+        chosen = np.where(take, TAKE_DISCARD, np.where(phase == engine.DRAW, DRAW_STOCK, PASS))
+        discarding = phase == engine.DISCARD
+        chosen[discarding] = BIG_GIN
+        rows = np.flatnonzero(discarding & ~has_action(bits, BIG_GIN))
+        if rows.size:
             # Uniform among the least-deadwood cards that may leave the hand (the view's best_cards, R16 applied).
-            best = masks_to_bools(view.best_cards[discard])
-            keys = rng.random(best.shape, dtype=np.float32) + best
-            c = keys.argmax(axis=1)
-            chosen[discard] = np.where(mask[discard, KNOCK_BASE + c], KNOCK_BASE + c, DISCARD_BASE + c)
+            card = self._least_deadwood_cards(view.best_cards.take(rows), rng)
+            knock = has_action(bits.take(rows, axis=0), KNOCK_BASE + card)
+            chosen[rows] = np.where(knock, KNOCK_BASE, DISCARD_BASE) + card
         return chosen
+
+    @staticmethod
+    def _least_deadwood_cards(best_cards: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One card of each mask of least-deadwood cards that may leave the hand (the view's ``best_cards``, R16
+        applied), uniformly at random among ties: the r-th card of the mask, r = floor(u * count). Ties are rare,
+        so the lowest card is taken everywhere first and only the ties draw a random number."""
+        one = np.uint64(1)
+        card = np.bitwise_count((best_cards & (~best_cards + one)) - one).astype(np.int64)  # bits below the lowest
+        count = np.bitwise_count(best_cards).astype(np.int64)
+        ties = np.flatnonzero(count > 1)
+        if ties.size:
+            nth = (rng.random(ties.size) * count.take(ties)).astype(np.int64)
+            card[ties] = nth_set_bit(best_cards.take(ties), nth)
+        return card
 
     def __repr__(self) -> str:
         return "SimpleAgent()"

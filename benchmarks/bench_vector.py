@@ -1,6 +1,6 @@
 """Speed of the batched env (``GinRummyVectorEnv``) against OpenSpiel with observations, in one process and run.
 
-    python benchmarks/bench_vector.py [--seconds 4] [--sizes 1 64 1024 8192] [--json out.json] [--plot out.png]
+    python benchmarks/bench_vector.py [--seconds 4] [--sizes 1 64 1024 8192 16384] [--json out.json] [--plot out.png]
 
 For each batch size N and each batched opponent (random, simple): env steps per second (one learner decision per
 game per step, the opponent's moves inside, the learner's observation built) and player actions per second
@@ -76,7 +76,7 @@ def plot(rows: list[dict], openspiel: float | None, path: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=4.0, help="timing budget per measurement")
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 8192], help="batch sizes N")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 8192, 16384], help="batch sizes N")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--plot", help="write a PNG of steps/s against N here")

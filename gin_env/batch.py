@@ -24,28 +24,78 @@ NO_CARD = engine.NO_CARD
 NO_PLAYER = -1
 
 _ONE = np.uint64(1)
+_ZERO = np.uint64(0)
 _CARD_BITS = np.left_shift(_ONE, np.arange(cards.N_CARDS, dtype=np.uint64))
+#: ``_CARD_BITS`` and a last entry 0, which NO_CARD (-1) looks up as an index from the end.
+_CARD_BITS_OR_NONE = np.append(_CARD_BITS, _ZERO)
+#: The legal actions of a game fit in this many 64-bit words (see ``HandBatch.legal_bits``).
+ACTION_WORDS = (N_ACTIONS + 63) // 64
 
 
 def card_bits(card_ids: np.ndarray) -> np.ndarray:
     """uint64 mask of each card id; 0 where the id is NO_CARD."""
-    card_ids = np.asarray(card_ids)
-    return np.where(card_ids >= 0, _CARD_BITS[np.maximum(card_ids, 0)], np.uint64(0))
+    return _CARD_BITS_OR_NONE.take(card_ids)
 
 
-def masks_to_bools(masks: np.ndarray) -> np.ndarray:
-    """``(k,)`` uint64 card masks as a ``(k, 52)`` bool array."""
-    raw = np.ascontiguousarray(masks, dtype="<u8").view(np.uint8).reshape(-1, 8)
-    return np.unpackbits(raw, axis=1, bitorder="little")[:, :cards.N_CARDS].view(bool)
+def or_bits(words: np.ndarray, offset: int, values: np.ndarray) -> None:
+    """OR ``values`` (uint64, up to 64 bits each) into each row of ``words`` ((k, w) uint64, one bit string per row,
+    least significant word first) at bit ``offset``."""
+    word, shift = divmod(offset, 64)
+    words[:, word] |= values << np.uint64(shift)
+    if shift and word + 1 < words.shape[1]:
+        words[:, word + 1] |= values >> np.uint64(64 - shift)
+
+
+def bits_to_masks(bits: np.ndarray) -> np.ndarray:
+    """``(k, ACTION_WORDS)`` legal-action bit strings as ``(k, 108)`` bool masks."""
+    return np.unpackbits(bits.view(np.uint8), axis=1, count=N_ACTIONS, bitorder="little").view(bool)
+
+
+def masks_to_bits(masks: np.ndarray) -> np.ndarray:
+    """``(k, 108)`` bool legal-action masks as ``(k, ACTION_WORDS)`` bit strings."""
+    packed = np.packbits(masks, axis=1, bitorder="little")
+    raw = np.zeros((masks.shape[0], ACTION_WORDS * 8), dtype=np.uint8)
+    raw[:, :packed.shape[1]] = packed
+    return raw.view("<u8")
+
+
+def has_action(bits: np.ndarray, actions) -> np.ndarray:
+    """Per row of legal-action bit strings, whether ``actions`` (one id, or one per row, in range) is legal."""
+    if np.ndim(actions) == 0:
+        word, shift = divmod(int(actions), 64)
+        return (bits[:, word] >> np.uint64(shift)) & _ONE == _ONE
+    actions = np.asarray(actions, dtype=np.int64)
+    word = bits.reshape(-1).take(np.arange(bits.shape[0]) * bits.shape[1] + actions // 64)
+    return (word >> (actions % 64).astype(np.uint64)) & _ONE == _ONE
+
+
+def nth_set_bit(words: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Per uint64 word, the index of its set bit number ``n`` (0: the lowest), found by halving: at each step, skip
+    the low half when it holds too few set bits. Meaningless where the word has ``n`` or fewer set bits."""
+    n = np.asarray(n, dtype=np.int64)
+    index = np.zeros(words.shape, dtype=np.int64)
+    for width in (32, 16, 8, 4, 2, 1):
+        low = words & np.uint64((1 << width) - 1)
+        below = np.bitwise_count(low).astype(np.int64)
+        skip = n >= below
+        n = np.where(skip, n - below, n)
+        words = np.where(skip, words >> np.uint64(width), low)
+        index += skip * width
+    return index
+
+
+def _rows(games: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """The games where ``where`` holds (``games[where]``, without the cost of boolean indexing)."""
+    return games.take(np.flatnonzero(where))
 
 
 class HandBatch:
     """The state of ``n`` hands under one ``Rules``, as arrays indexed by game (and player where it applies).
 
     Fields mirror ``engine.HandState``: ``deck`` (n, 52), ``hands``/``known``/``discarded``/``declined`` (n, 2) card
-    masks, ``stock_top``, ``pile`` (n, 52) with ``pile_len`` and ``pile_mask`` (the same cards as a mask),
-    ``dealer``, ``current``, ``phase``, ``taken``, ``both_passed``, ``must_knock``, ``initial_upcard``,
-    ``knock_limit``, ``turns``; the outcome as ``kind``,
+    masks, ``stock_top``, ``pile`` (n, 52) with ``pile_len``, ``pile_mask`` (the same cards as a mask) and
+    ``pile_top`` (its top card), ``dealer``, ``current``, ``phase``, ``taken``, ``both_passed``, ``must_knock``,
+    ``initial_upcard``, ``knock_limit``, ``turns``; the outcome as ``kind``,
     ``winner``, ``points``, ``knocker``, ``knock_card``, ``knocker_deadwood``, ``defender_deadwood``. Cached for the
     player to act in the discard phase: ``best_deadwood`` and ``best_cards`` (least deadwood after a discard the
     player may make, and the cards reaching it), ``knock_cards`` and ``big_gin``; at the wall, ``wall_take``."""
@@ -65,6 +115,7 @@ class HandBatch:
         self.stock_top = np.zeros(n, dtype=np.int64)
         self.pile = np.zeros((n, cards.N_CARDS), dtype=np.int64)
         self.pile_len = np.zeros(n, dtype=np.int64)
+        self.pile_top = np.full(n, NO_CARD, dtype=np.int64)
         self.pile_mask = np.zeros(n, dtype=np.uint64)
         self.dealer = np.zeros(n, dtype=np.int64)
         self.current = np.zeros(n, dtype=np.int64)
@@ -117,6 +168,7 @@ class HandBatch:
         self.stock_top[games] = dealt + 1
         self.pile[games, 0] = upcard
         self.pile_len[games] = 0 if eleven else 1
+        self.pile_top[games] = NO_CARD if eleven else upcard
         self.pile_mask[games] = 0 if eleven else _CARD_BITS[upcard]
         self.dealer[games] = dealers
         self.current[games] = non_dealer
@@ -159,108 +211,94 @@ class HandBatch:
     # -----------------------------------------------------------------------------------------------------------
 
     def stock_size(self, games: np.ndarray | None = None) -> np.ndarray:
-        top = self.stock_top if games is None else self.stock_top[games]
+        top = self.stock_top if games is None else self.stock_top.take(games)
         return cards.N_CARDS - top
 
     def top_discard(self, games: np.ndarray) -> np.ndarray:
         """Top card of each game's pile, NO_CARD where the pile is empty."""
-        length = self.pile_len[games]
-        return np.where(length > 0, self.pile[games, np.maximum(length - 1, 0)], NO_CARD)
+        return self.pile_top.take(games)
 
-    def _blocked_bits(self, games: np.ndarray) -> np.ndarray:
-        """The card R16 forbids discarding or knocking with, as a mask (0 when none)."""
-        if self.rules.discard_taken_card:
-            return np.zeros(games.size, dtype=np.uint64)
-        return card_bits(self.taken[games])
+    def _seats(self, games: np.ndarray, players: np.ndarray | None = None) -> np.ndarray:
+        """Indices of (game, player) in the flattened (n, 2) per-player arrays; the player to act by default."""
+        return games * 2 + (self.current.take(games) if players is None else players)
 
     def legal_masks(self, games: np.ndarray | None = None) -> np.ndarray:
         """``(k, 108)`` bool legal-action masks of ``games`` (all games by default); empty rows for finished hands."""
+        return bits_to_masks(self.legal_bits(games))
+
+    def legal_bits(self, games: np.ndarray | None = None) -> np.ndarray:
+        """``legal_masks`` as bit strings: ``(k, ACTION_WORDS)`` uint64, bit ``a`` (least significant word first)
+        set where action ``a`` is legal. Agents that look at a few actions read these rather than the masks."""
         games = np.arange(self.n) if games is None else np.asarray(games, dtype=np.int64)
-        phase = self.phase[games]
+        phase = self.phase.take(games)
         offer, draw, wall, discard = phase == OFFER, phase == DRAW, phase == WALL, phase == DISCARD
-        mask = np.zeros((games.size, N_ACTIONS), dtype=bool)
-        mask[:, TAKE_DISCARD] = offer | (draw & ~self.both_passed[games] & (self.pile_len[games] > 0)) | (
-            wall & self.wall_take[games])
-        mask[:, PASS] = offer | wall
-        mask[:, DRAW_STOCK] = draw & (self.stock_size(games) > self.rules.wall)
-        if discard.any():
-            rows = np.flatnonzero(discard)
-            g = games[rows]
-            hand = self.hands[g, self.current[g]]
-            blocked = self._blocked_bits(g)
-            discardable = np.where(self.must_knock[g], np.uint64(0), hand & ~blocked)
-            mask[rows, DISCARD_BASE:KNOCK_BASE] = masks_to_bools(discardable)
-            mask[rows, KNOCK_BASE:] = masks_to_bools(self.knock_cards[g] & ~blocked)
-            mask[rows, BIG_GIN] = self.big_gin[g]
-        return mask
+        take = offer | (draw & ~self.both_passed.take(games) & (self.pile_len.take(games) > 0)) | (
+            wall & self.wall_take.take(games))
+        draw_stock = draw & (self.stock_size(games) > self.rules.wall)
+        # The four actions that name no card, each one bit at its own id.
+        no_card = ((draw_stock.astype(np.uint64) << np.uint64(DRAW_STOCK))
+                   | (take.astype(np.uint64) << np.uint64(TAKE_DISCARD))
+                   | ((offer | wall).astype(np.uint64) << np.uint64(PASS))
+                   | ((discard & self.big_gin.take(games)).astype(np.uint64) << np.uint64(BIG_GIN)))
+        hand = self.hands.reshape(-1).take(self._seats(games))
+        discardable = np.where(discard & ~self.must_knock.take(games), hand & ~card_bits(self._kept_cards(games)),
+                               _ZERO)
+        bits = np.zeros((games.size, ACTION_WORDS), dtype="<u8")
+        bits[:, 0] = no_card
+        or_bits(bits, DISCARD_BASE, discardable)
+        or_bits(bits, KNOCK_BASE, np.where(discard, self.knock_cards.take(games), _ZERO))
+        return bits
 
     def _enter_discard(self, games: np.ndarray) -> None:
         """Cache what the discard phase needs for the 11 cards of the player to act: the least deadwood over the
         cards that may leave the hand and those cards (R16), the cards that may knock (R20) and whether all 11 are
         melded (R24)."""
-        hand = self.hands[games, self.current[games]]
-        best, best_cards = solver.best_discards_of_masks(hand)
-        blocked = self._blocked_bits(games)
-        self.knock_cards[games] = self._knock_cards(hand, best, self.knock_limit[games])
-        self.big_gin[games] = self._big_gin(hand, best)
-        # When the card just taken is the only best discard, the best allowed one needs the per-card values.
-        only_taken = np.flatnonzero(best_cards & ~blocked == 0)
-        if only_taken.size:
-            per_card = solver.discard_deadwoods_of_masks(hand[only_taken])
-            per_card[masks_to_bools(blocked[only_taken])] = solver.NOT_HELD
-            least = per_card.min(axis=1)
-            best[only_taken] = least
-            best_cards[only_taken] = solver.hands_to_masks(per_card == least[:, None])
-        self.best_deadwood[games] = best
-        self.best_cards[games] = best_cards & ~blocked
+        if not games.size:
+            return
+        phase = self._discard_phase(games, self.hands.reshape(-1).take(self._seats(games)), self._kept_cards(games))
+        self.best_deadwood[games] = phase.best_deadwood
+        self.best_cards[games] = phase.best_cards
+        self.knock_cards[games] = phase.knock_cards
+        self.big_gin[games] = phase.all_melded
 
-    def _knock_cards(self, hand: np.ndarray, best: np.ndarray, limit: np.ndarray) -> np.ndarray:
-        """Cards whose discard leaves deadwood <= the limit; the per-card solve runs only where one exists."""
-        out = np.zeros(hand.size, dtype=np.uint64)
-        can = np.flatnonzero(best <= limit)
-        if can.size:
-            per_card = solver.discard_deadwoods_of_masks(hand[can])
-            out[can] = solver.hands_to_masks(per_card <= limit[can, None])
-        return out
+    def _kept_cards(self, games: np.ndarray) -> np.ndarray:
+        """The card R16 forbids discarding or knocking with in each game, NO_CARD when none."""
+        if self.rules.discard_taken_card:
+            return np.full(games.size, NO_CARD, dtype=np.int64)
+        return self.taken.take(games)
 
-    def _big_gin(self, hand: np.ndarray, best: np.ndarray) -> np.ndarray:
-        """R24; a best discard of 0 is necessary (E6), so the 11-card solve runs only then."""
-        out = np.zeros(hand.size, dtype=bool)
-        if self.rules.big_gin_bonus is not None:
-            can = np.flatnonzero(best == 0)
-            if can.size:
-                out[can] = solver.deadwood_of_masks(hand[can]) == 0
-        return out
+    def _discard_phase(self, games: np.ndarray, hand: np.ndarray, kept: np.ndarray) -> solver.DiscardPhase:
+        """The solver's discard-phase answers for 11-card ``hand`` in ``games``; big gin only where it is played."""
+        return solver.discard_phase_of_masks(hand, kept, self.knock_limit.take(games),
+                                             all_melded=self.rules.big_gin_bonus is not None)
 
     def _enter_wall(self, games: np.ndarray) -> None:
         """R38: taking the top discard at the wall is legal only if it allows a knock or big gin at once."""
-        player = self.current[games]
         top = self.top_discard(games)
-        hand = self.hands[games, player] | card_bits(top)
-        best, _ = solver.best_discards_of_masks(hand)
-        limit = self.knock_limit[games]
-        knock = self._knock_cards(hand, best, limit)
-        if not self.rules.discard_taken_card:
-            knock &= ~card_bits(top)
-        self.wall_take[games] = (knock != 0) | self._big_gin(hand, best)
+        kept = top if not self.rules.discard_taken_card else np.full(games.size, NO_CARD, dtype=np.int64)
+        phase = self._discard_phase(games, self.hands.reshape(-1).take(self._seats(games)) | card_bits(top), kept)
+        self.wall_take[games] = (phase.knock_cards != 0) | phase.all_melded
 
     # -----------------------------------------------------------------------------------------------------------
     # Step
     # -----------------------------------------------------------------------------------------------------------
 
-    def step(self, games: np.ndarray, chosen: np.ndarray, masks: np.ndarray | None = None) -> None:
+    def step(self, games: np.ndarray, chosen: np.ndarray, masks: np.ndarray | None = None,
+             legal_bits: np.ndarray | None = None) -> None:
         """Apply one action in each of ``games`` (the player to act in each). Illegal actions raise
-        ``engine.IllegalActionError`` naming the game, and then no game is changed (R18). ``masks``: the games'
-        current ``legal_masks`` when the caller has them already."""
+        ``engine.IllegalActionError`` naming the game, and then no game is changed (R18). ``masks`` or
+        ``legal_bits``: the games' current ``legal_masks`` or ``legal_bits`` when the caller has them already."""
         games = np.asarray(games, dtype=np.int64)
         chosen = np.asarray(chosen, dtype=np.int64)
         if games.size == 0:
             return
         self.version += 1
-        if masks is None:
-            masks = self.legal_masks(games)
         in_range = (chosen >= 0) & (chosen < N_ACTIONS)
-        legal = masks[np.arange(games.size), np.where(in_range, chosen, 0)] & in_range
+        checked = np.where(in_range, chosen, 0)
+        if masks is not None:
+            legal = masks.reshape(-1).take(np.arange(games.size) * N_ACTIONS + checked) & in_range
+        else:
+            legal = has_action(self.legal_bits(games) if legal_bits is None else legal_bits, checked) & in_range
         if not legal.all():
             bad = int(np.flatnonzero(~legal)[0])
             try:
@@ -268,91 +306,101 @@ class HandBatch:
             except engine.IllegalActionError as error:
                 raise engine.IllegalActionError(f"game {int(games[bad])}: {error}") from None
             raise AssertionError("batched and scalar legality disagree")  # the differential tests forbid this
-        phase = self.phase[games]
+        phase = self.phase.take(games)
         is_pass = chosen == PASS
-        self._pass_offer(games[is_pass & (phase == OFFER)])
-        self._pass_wall(games[is_pass & (phase == WALL)])
-        take = chosen == TAKE_DISCARD
-        self._take(games[take], must_knock=phase[take] == WALL)
-        self._draw(games[chosen == DRAW_STOCK])
-        discard = (chosen >= DISCARD_BASE) & (chosen < KNOCK_BASE)
-        self._discard(games[discard], chosen[discard] - DISCARD_BASE)
-        knock = chosen >= KNOCK_BASE
-        self._knock(games[knock], chosen[knock] - KNOCK_BASE)
-        self._big_gin_end(games[chosen == BIG_GIN])
+        self._pass_offer(_rows(games, is_pass & (phase == OFFER)))
+        self._pass_wall(_rows(games, is_pass & (phase == WALL)))
+        take = np.flatnonzero(chosen == TAKE_DISCARD)
+        took, drew = games.take(take), _rows(games, chosen == DRAW_STOCK)
+        self._take(took, must_knock=phase.take(take) == WALL)
+        self._draw(drew)
+        # One solver pass for every player who now holds 11 cards, however the card came.
+        self._enter_discard(np.concatenate([took, drew]))
+        discard = np.flatnonzero((chosen >= DISCARD_BASE) & (chosen < KNOCK_BASE))
+        self._discard(games.take(discard), chosen.take(discard) - DISCARD_BASE)
+        knock = np.flatnonzero(chosen >= KNOCK_BASE)
+        self._knock(games.take(knock), chosen.take(knock) - KNOCK_BASE)
+        self._big_gin_end(_rows(games, chosen == BIG_GIN))
 
     def _pass_offer(self, games: np.ndarray) -> None:
         """R13/R14."""
         if not games.size:
             return
-        player = self.current[games]
-        self.declined[games, player] |= card_bits(self.top_discard(games))
-        dealer_passed = player == self.dealer[games]
+        player = self.current.take(games)
+        self.declined.reshape(-1)[self._seats(games, player)] |= card_bits(self.top_discard(games))
+        dealer_passed = _rows(games, player == self.dealer.take(games))
         self.current[games] = 1 - player
-        self.phase[games[dealer_passed]] = DRAW
-        self.both_passed[games[dealer_passed]] = True
+        self.phase[dealer_passed] = DRAW
+        self.both_passed[dealer_passed] = True
 
     def _pass_wall(self, games: np.ndarray) -> None:
         """R38: no knock at the wall; the hand is dead."""
         self._end_dead(games)
 
     def _take(self, games: np.ndarray, must_knock: np.ndarray) -> None:
-        """Take the top discard (R13, R15, R38)."""
+        """Take the top discard (R13, R15, R38); the caller enters the discard phase."""
         if not games.size:
             return
-        player = self.current[games]
+        seats = self._seats(games)
         top = self.top_discard(games)
         bit = card_bits(top)
-        self.hands[games, player] |= bit
-        self.known[games, player] |= bit
-        self.pile_len[games] -= 1
+        self.hands.reshape(-1)[seats] |= bit
+        self.known.reshape(-1)[seats] |= bit
+        length = self.pile_len.take(games) - 1
+        self.pile_len[games] = length
+        self.pile_top[games] = np.where(length > 0, self.pile.reshape(-1).take(games * cards.N_CARDS + length - 1),
+                                        NO_CARD)
         self.pile_mask[games] ^= bit
         self.phase[games] = DISCARD
         self.taken[games] = top
         self.must_knock[games] = must_knock
-        self._enter_discard(games)
 
     def _draw(self, games: np.ndarray) -> None:
-        """R15: the top stock card."""
+        """R15: the top stock card; the caller enters the discard phase."""
         if not games.size:
             return
-        player = self.current[games]
-        self.declined[games, player] |= card_bits(self.top_discard(games))
-        self.hands[games, player] |= _CARD_BITS[self.deck[games, self.stock_top[games]]]
-        self.stock_top[games] += 1
+        seats = self._seats(games)
+        stock_top = self.stock_top.take(games)
+        self.declined.reshape(-1)[seats] |= card_bits(self.top_discard(games))
+        self.hands.reshape(-1)[seats] |= _CARD_BITS.take(self.deck.reshape(-1).take(games * cards.N_CARDS + stock_top))
+        self.stock_top[games] = stock_top + 1
         self.phase[games] = DISCARD
         self.taken[games] = NO_CARD
         self.both_passed[games] = False
-        self._enter_discard(games)
 
     def _push_pile(self, games: np.ndarray, card_ids: np.ndarray) -> None:
-        self.pile[games, self.pile_len[games]] = card_ids
-        self.pile_len[games] += 1
-        self.pile_mask[games] |= _CARD_BITS[card_ids]
+        length = self.pile_len.take(games)
+        self.pile.reshape(-1)[games * cards.N_CARDS + length] = card_ids
+        self.pile_len[games] = length + 1
+        self.pile_top[games] = card_ids
+        self.pile_mask[games] |= _CARD_BITS.take(card_ids)
 
     def _discard(self, games: np.ndarray, card_ids: np.ndarray) -> None:
         """R16 discard; the hand may die here (R19, R37) or reach the wall (R38)."""
         if not games.size:
             return
-        player = self.current[games]
-        bit = _CARD_BITS[card_ids]
-        self.hands[games, player] ^= bit
-        self.known[games, player] &= ~bit
-        self.discarded[games, player] |= bit
+        player = self.current.take(games)
+        seats = self._seats(games, player)
+        bit = _CARD_BITS.take(card_ids)
+        self.hands.reshape(-1)[seats] ^= bit
+        self.known.reshape(-1)[seats] &= ~bit
+        self.discarded.reshape(-1)[seats] |= bit
         self._push_pile(games, card_ids)
         self.current[games] = 1 - player
         self.taken[games] = NO_CARD
-        self.turns[games] += 1
+        turns = self.turns.take(games) + 1
+        self.turns[games] = turns
         rules = self.rules
-        capped = (self.turns[games] >= rules.max_turns) if rules.max_turns is not None else np.zeros(games.size, bool)
+        capped = (turns >= rules.max_turns) if rules.max_turns is not None else np.zeros(games.size, bool)
         at_wall = ~capped & (self.stock_size(games) <= rules.wall)
         self.phase[games] = DRAW
         if rules.wall_upcard_knock:
-            self.phase[games[at_wall]] = WALL
-            self._enter_wall(games[at_wall])
-            self._end_dead(games[capped])
+            wall = _rows(games, at_wall)
+            self.phase[wall] = WALL
+            self._enter_wall(wall)
+            self._end_dead(_rows(games, capped))
         else:
-            self._end_dead(games[capped | at_wall])
+            self._end_dead(_rows(games, capped | at_wall))
 
     def _end_dead(self, games: np.ndarray) -> None:
         self.phase[games] = OVER
@@ -363,10 +411,11 @@ class HandBatch:
         """R20-R23, R26-R35, R47: lay down, score, and put the knock card face down on the pile."""
         if not games.size:
             return
-        player = self.current[games]
-        bit = _CARD_BITS[card_ids]
-        knocker_hand = self.hands[games, player] ^ bit
-        defender_hand = self.hands[games, 1 - player]
+        player = self.current.take(games)
+        seats = self._seats(games, player)
+        bit = _CARD_BITS.take(card_ids)
+        knocker_hand = self.hands.reshape(-1).take(seats) ^ bit
+        defender_hand = self.hands.reshape(-1).take(seats ^ 1)  # the other seat of the game
         k, f = solver.showdown_of_masks(knocker_hand, defender_hand, layoffs=self.rules.layoffs)
         k, f = k.astype(np.int64), f.astype(np.int64)
         rules = self.rules
@@ -374,10 +423,11 @@ class HandBatch:
         knock_wins = ~gin & (f > k)
         tie = ~gin & (f == k) & (not rules.undercut_on_tie)
         undercut = ~gin & ~knock_wins & ~tie
-        kind = np.select([gin, knock_wins, tie], [GIN, KNOCK, TIE], UNDERCUT)
-        points = np.select([gin, knock_wins, tie], [f + rules.gin_bonus, f - k, 0], k - f + rules.undercut_bonus)
-        self.hands[games, player] = knocker_hand
-        self.known[games, player] &= ~bit
+        kind = np.where(gin, GIN, np.where(knock_wins, KNOCK, np.where(tie, TIE, UNDERCUT)))
+        points = np.where(gin, f + rules.gin_bonus,
+                          np.where(knock_wins, f - k, np.where(tie, 0, k - f + rules.undercut_bonus)))
+        self.hands.reshape(-1)[seats] = knocker_hand
+        self.known.reshape(-1)[seats] &= ~bit
         self._push_pile(games, card_ids)
         self._finish(games, kind, np.where(tie, NO_PLAYER, np.where(undercut, 1 - player, player)),
                      points * self._multipliers(games), card_ids, k, f)

@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from gin_env import cards, solver
-from gin_env.batch import NO_CARD, HandBatch, card_bits
+from gin_env.batch import NO_CARD, HandBatch, bits_to_masks, card_bits, masks_to_bits, or_bits
 from gin_env.engine import DISCARD, OVER
 from gin_env.observation import (
     DEADWOOD_SCALE,
@@ -38,8 +38,8 @@ class BatchView:
     """``PlayerView`` for k games at once: one array entry per game (card sets as uint64 masks).
 
     Fields are read from the batch on first use and then kept, so an agent pays only for what it reads (the random
-    agent reads the mask alone). A view belongs to one moment: reading a field after the batch has stepped raises
-    ``RuntimeError``. ``best_cards`` are the viewer's own least-deadwood discards in the discard phase (0
+    agent reads the legal actions alone). A view belongs to one moment: reading a field after the batch has stepped
+    raises ``RuntimeError``. ``best_cards`` are the viewer's own least-deadwood discards in the discard phase (0
     elsewhere), derived from the viewer's hand alone and cached by the engine."""
 
     def __init__(self, b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.ndarray | None = None,
@@ -51,7 +51,6 @@ class BatchView:
         self._given_mask = legal_mask
         self.rules = b.rules
         self.player = np.asarray(players, dtype=np.int64)
-        self._opponent = 1 - self.player
 
     def _batch(self) -> HandBatch:
         if self._b.version != self._version:
@@ -59,12 +58,23 @@ class BatchView:
         return self._b
 
     @functools.cached_property
+    def _seat(self) -> np.ndarray:
+        """Index of (game, viewer) in the batch's flattened per-player arrays; ``^ 1`` gives the opponent's."""
+        return self._games * 2 + self.player
+
+    def _own(self, table: np.ndarray) -> np.ndarray:
+        return table.reshape(-1).take(self._seat)
+
+    def _opponents(self, table: np.ndarray) -> np.ndarray:
+        return table.reshape(-1).take(self._seat ^ 1)
+
+    @functools.cached_property
     def phase(self) -> np.ndarray:
-        return self._batch().phase[self._games]
+        return self._batch().phase.take(self._games)
 
     @functools.cached_property
     def hand(self) -> np.ndarray:
-        return self._batch().hands[self._games, self.player]
+        return self._own(self._batch().hands)
 
     @functools.cached_property
     def top_discard(self) -> np.ndarray:
@@ -72,19 +82,19 @@ class BatchView:
 
     @functools.cached_property
     def pile_rest(self) -> np.ndarray:
-        return self._batch().pile_mask[self._games] & ~card_bits(self.top_discard)
+        return self._batch().pile_mask.take(self._games) & ~card_bits(self.top_discard)
 
     @functools.cached_property
     def opponent_known(self) -> np.ndarray:
-        return self._batch().known[self._games, self._opponent]
+        return self._opponents(self._batch().known)
 
     @functools.cached_property
     def opponent_discards(self) -> np.ndarray:
-        return self._batch().discarded[self._games, self._opponent]
+        return self._opponents(self._batch().discarded)
 
     @functools.cached_property
     def opponent_declined(self) -> np.ndarray:
-        return self._batch().declined[self._games, self._opponent]
+        return self._opponents(self._batch().declined)
 
     @functools.cached_property
     def unseen(self) -> np.ndarray:
@@ -97,46 +107,62 @@ class BatchView:
 
     @functools.cached_property
     def knock_limit(self) -> np.ndarray:
-        return self._batch().knock_limit[self._games]
+        return self._batch().knock_limit.take(self._games)
 
     @functools.cached_property
     def to_act(self) -> np.ndarray:
         """True where this player has a decision to make now."""
-        return (self._batch().current[self._games] == self.player) & (self.phase != OVER)
+        return (self._batch().current.take(self._games) == self.player) & (self.phase != OVER)
+
+    @functools.cached_property
+    def _discarding(self) -> np.ndarray:
+        """True where this player is to act in the discard phase (holds 11 cards)."""
+        return self.to_act & (self.phase == DISCARD)
 
     @functools.cached_property
     def taken(self) -> np.ndarray:
-        return np.where(self.to_act, self._batch().taken[self._games], NO_CARD)
+        return np.where(self.to_act, self._batch().taken.take(self._games), NO_CARD)
 
     @functools.cached_property
     def is_dealer(self) -> np.ndarray:
-        return self._batch().dealer[self._games] == self.player
+        return self._batch().dealer.take(self._games) == self.player
 
     @functools.cached_property
     def scores(self) -> np.ndarray:
         """(k, 2): own and opponent's match scores."""
         if self._scores is None:
             return np.zeros((self._games.size, 2), dtype=np.int64)
-        rows = np.arange(self._games.size)
-        return np.stack([self._scores[rows, self.player], self._scores[rows, self._opponent]], axis=1)
+        flat = np.asarray(self._scores).reshape(-1)
+        own = np.arange(self._games.size) * 2 + self.player
+        return np.stack([flat.take(own), flat.take(own ^ 1)], axis=1)
 
     @functools.cached_property
     def legal_mask(self) -> np.ndarray:
-        mask = self._batch().legal_masks(self._games) if self._given_mask is None else self._given_mask
-        return mask & self.to_act[:, None]
+        if self._given_mask is None:
+            return bits_to_masks(self.legal_bits)
+        # Usually every viewer is to act (an agent's view): then the mask needs no second pass.
+        return self._given_mask if self.to_act.all() else self._given_mask & self.to_act[:, None]
+
+    @functools.cached_property
+    def legal_bits(self) -> np.ndarray:
+        """``legal_mask`` as bit strings (see ``HandBatch.legal_bits``), for agents that read a few actions."""
+        if self._given_mask is not None:
+            return masks_to_bits(self.legal_mask)
+        bits = self._batch().legal_bits(self._games)
+        return bits if self.to_act.all() else np.where(self.to_act[:, None], bits, np.uint64(0))
 
     @functools.cached_property
     def best_cards(self) -> np.ndarray:
-        return np.where(self.to_act, self._batch().best_cards[self._games], np.uint64(0))
+        # The engine's cache belongs to whoever last entered the discard phase: read it only for this player's own.
+        return np.where(self._discarding, self._batch().best_cards.take(self._games), np.uint64(0))
 
     @functools.cached_property
     def deadwood(self) -> np.ndarray:
         """Own deadwood: the least over allowed discards with 11 cards in hand, else of the holding (R7, R8)."""
-        b = self._batch()
-        out = b.best_deadwood[self._games]
-        ten = np.flatnonzero(~(self.to_act & (self.phase == DISCARD)))
+        out = self._batch().best_deadwood.take(self._games)
+        ten = np.flatnonzero(~self._discarding)
         if ten.size:
-            out[ten] = solver.deadwood_of_masks(self.hand[ten])
+            out[ten] = solver.deadwood_of_masks(self.hand.take(ten))
         return out
 
     def player_view(self, row: int) -> PlayerView:
@@ -156,8 +182,9 @@ def batch_view(b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.
     return BatchView(b, games, players, scores, legal_mask)
 
 
-def encode_batch(v: BatchView) -> np.ndarray:
-    """``(k, OBS_SIZE)`` float32: row i equals ``observation.encode`` of game i's ``PlayerView``.
+def encode_batch(v: BatchView, out: np.ndarray | None = None) -> np.ndarray:
+    """``(k, OBS_SIZE)`` float32: row i equals ``observation.encode`` of game i's ``PlayerView``. ``out``: a
+    ``(k, OBS_SIZE)`` float32 array to write into (and return) instead of a new one.
 
     As in ``observation.encode``, every 0/1 entry is first laid out as one bit string per row (here six uint64
     words, each 52-card plane shifted to its offset), then unpacked in a single call."""
@@ -166,24 +193,18 @@ def encode_batch(v: BatchView) -> np.ndarray:
     planes = (v.hand, card_bits(v.top_discard), v.pile_rest, v.opponent_known, v.opponent_discards,
               v.opponent_declined, v.unseen)
     for offset, plane in zip(_PLANE_OFFSETS, planes):
-        _or_bits(words, offset, plane)
-    _or_bits(words, OBS_LAYOUT["phase"].start, np.left_shift(_ONE, v.phase.astype(np.uint64)))
-    _or_bits(words, OBS_LAYOUT["is_dealer"].start, v.is_dealer.astype(np.uint64))
-    out = np.empty((k, OBS_SIZE), dtype=np.float32)
+        or_bits(words, offset, plane)
+    or_bits(words, OBS_LAYOUT["phase"].start, np.left_shift(_ONE, v.phase.astype(np.uint64)))
+    or_bits(words, OBS_LAYOUT["is_dealer"].start, v.is_dealer.astype(np.uint64))
+    if out is None:
+        out = np.empty((k, OBS_SIZE), dtype=np.float32)
     out[:, :N_BIT_ENTRIES] = np.unpackbits(words.view(np.uint8), axis=1, count=N_BIT_ENTRIES, bitorder="little")
     out[:, OBS_LAYOUT["stock_size"].start] = v.stock_size / STOCK_AFTER_DEAL
     out[:, OBS_LAYOUT["knock_limit"].start] = v.knock_limit / KNOCK_LIMIT_SCALE
     out[:, OBS_LAYOUT["deadwood"].start] = v.deadwood / DEADWOOD_SCALE
     target = v.rules.target
-    out[:, OBS_LAYOUT["scores"]] = np.minimum(v.scores / target, 1.0) if target else 0.0
+    scores = v.scores
+    # Single-hand episodes keep every score at 0: skip the float work then.
+    out[:, OBS_LAYOUT["scores"]] = np.minimum(scores / target, 1.0) if target and scores.any() else 0.0
     return out
 
-
-def _or_bits(words: np.ndarray, offset: int, values: np.ndarray) -> None:
-    """OR ``values`` (uint64, up to 64 bits each) into each row's bit string at bit ``offset``."""
-    word, shift = divmod(offset, 64)
-    words[:, word] |= values << np.uint64(shift)
-    if shift:
-        spill = values >> np.uint64(64 - shift)
-        if word + 1 < words.shape[1]:
-            words[:, word + 1] |= spill

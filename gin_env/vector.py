@@ -10,16 +10,17 @@ trains without a Python env per game.
 from __future__ import annotations
 
 import functools
+import weakref
 
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from gin_env import engine
+from gin_env import cards, engine
 from gin_env.actions import N_ACTIONS
 from gin_env.batch import KIND_NAMES, NO_PLAYER, HandBatch
-from gin_env.batch_observation import BatchView, batch_view, encode_batch
+from gin_env.batch_observation import batch_view, encode_batch
 from gin_env.env import ILLEGAL_ACTION_REWARD, check_env_args, resolve_agent, resolve_rules
 from gin_env.match import FIXED_FIRST_DEALER
 from gin_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
@@ -27,6 +28,40 @@ from gin_env.rules import Rules
 
 #: Outcome names indexed by kind code, with "" for -1 (no hand ended).
 _KIND_LABELS = np.array(KIND_NAMES + ("",), dtype=object)
+
+
+class _RecycledArrays:
+    """Float32 arrays of one shape for ``reset`` and ``step`` to hand out, on memory that is reused once the caller
+    has let go of every array made from it.
+
+    Writing a fresh ``(num_envs, 375)`` array each step costs more in page faults than encoding it. Each array
+    lent is a view of a new flat array on its memory, which numpy makes the base of every further view (the first
+    base that is not a view of another array), so a dead weak reference to the flat array proves that nothing the
+    caller holds shares the memory. Up to ``kept`` memories are kept: a caller commonly holds the last observation
+    while it asks for the next."""
+
+    def __init__(self, shape: tuple[int, ...], kept: int):
+        self._shape = shape
+        self._nbytes = int(np.prod(shape)) * np.dtype(np.float32).itemsize
+        self._kept = kept
+        self._memories: list[tuple[bytearray, weakref.ref]] = []
+
+    def __getstate__(self) -> dict:
+        """Everything but the memories (weak references do not pickle): a copy of the env lends new memory."""
+        return {**self.__dict__, "_memories": []}
+
+    def lend(self) -> tuple[np.ndarray, bool]:
+        """An array of the shape, and whether its memory is new (all zero) rather than a released one."""
+        free = [i for i, (_, lent) in enumerate(self._memories) if lent() is None]
+        fresh = not free
+        if fresh:
+            memory = bytearray(self._nbytes)
+            del self._memories[:len(self._memories) + 1 - self._kept]
+        else:
+            memory = self._memories.pop(free[0])[0]
+        flat = np.frombuffer(memory, dtype=np.float32)
+        self._memories.append((memory, weakref.ref(flat)))
+        return flat.reshape(self._shape), fresh
 
 
 def _batched(opponent):
@@ -84,6 +119,11 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self.opponent_actions = 0
         self._opponent_rng: np.random.Generator | None = None
         self._all = np.arange(num_envs)
+        self._observations = _RecycledArrays((num_envs, OBS_SIZE), kept=2)
+        # One memory only, so that the rows to clear when it is reused are those written last.
+        self._final_observations = _RecycledArrays((num_envs, OBS_SIZE), kept=1)
+        #: Rows of the final-observation memory that hold observations (the others are zero).
+        self._final_rows = np.zeros(0, dtype=np.int64)
 
     # -------------------------------------------------------------------------------------------------------------
     # Gymnasium API
@@ -97,13 +137,13 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self._opponent_rng = np.random.default_rng(int(self.np_random.integers(2**63)))
         self._pending[:] = 0.0
         self._start_episodes(self._all)
-        return self._observe(self._all), {"action_mask": self._masks.copy()}
+        return self._observe_all(), {"action_mask": self._masks.copy()}
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """One learner action per game, then the opponent until every game waits on the learner again."""
         chosen = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
         in_range = (chosen >= 0) & (chosen < N_ACTIONS)
-        legal = in_range & self._masks[self._all, np.where(in_range, chosen, 0)]
+        legal = in_range & self._masks.reshape(-1).take(self._all * N_ACTIONS + np.where(in_range, chosen, 0))
         if not legal.all() and self.illegal_action == "raise":
             bad = int(np.flatnonzero(~legal)[0])
             self.batch.step(np.array([bad]), chosen[bad:bad + 1])  # raises IllegalActionError naming the action
@@ -111,7 +151,10 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self._pending[:] = 0.0
         self.steps += 1
         ok = np.flatnonzero(legal)
-        self.batch.step(ok, chosen[ok], masks=self._masks[ok])
+        if ok.size == self.num_envs:
+            self.batch.step(ok, chosen, masks=self._masks)
+        else:
+            self.batch.step(ok, chosen[ok], masks=self._masks[ok])
         outcome_kind = np.full(self.num_envs, -1, dtype=np.int64)
         outcome_points = np.zeros(self.num_envs, dtype=np.int64)
         over = self._settle(ok, rewards, outcome_kind, outcome_points)
@@ -123,9 +166,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         done = np.flatnonzero(terminated | truncated)
         infos: dict = {}
         if done.size:
-            final_obs = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
-            final_obs[done] = self._observe(done)
-            infos["final_obs"], infos["_final_obs"] = final_obs, terminated | truncated
+            infos["final_obs"], infos["_final_obs"] = self._final_obs(done), terminated | truncated
             self._start_episodes(done)
         if self.episode == "match" and terminated.any():
             finished = terminated.copy()
@@ -139,7 +180,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             infos["outcome_points"], infos["_outcome_points"] = outcome_points, ended
         if illegal.size:
             infos["illegal_action"], infos["_illegal_action"] = ~legal, ~legal
-        obs = self._observe(self._all)
+        obs = self._observe_all()
         infos["action_mask"] = self._masks.copy()
         return obs, rewards / self.reward_scale, terminated, truncated, infos
 
@@ -179,7 +220,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         return self.np_random.integers(2, size=k)
 
     def _deal(self, games: np.ndarray, dealers: np.ndarray) -> None:
-        decks = self.np_random.permuted(np.tile(np.arange(52), (games.size, 1)), axis=1)
+        decks = self.np_random.permuted(np.tile(np.arange(cards.N_CARDS, dtype=np.int8), (games.size, 1)), axis=1)
         self.batch.deal(games, decks, dealers)
 
     def _settle(self, games: np.ndarray, rewards: np.ndarray, outcome_kind: np.ndarray,
@@ -198,8 +239,9 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             opponent_turn = active[b.current[active] != self.learner[active]]
             if opponent_turn.size == 0:
                 break
-            v = batch_view(b, opponent_turn, 1 - self.learner[opponent_turn], self.scores[opponent_turn])
-            b.step(opponent_turn, self.opponent.act_batch(v, self._opponent_rng), masks=v.legal_mask)
+            v = batch_view(b, opponent_turn, 1 - self.learner.take(opponent_turn),
+                           self.scores.take(opponent_turn, axis=0))
+            b.step(opponent_turn, self.opponent.act_batch(v, self._opponent_rng), legal_bits=v.legal_bits)
             self.opponent_actions += opponent_turn.size
             # Games not at the opponent's turn wait on the learner; the others may have more to do.
             active = opponent_turn
@@ -273,13 +315,20 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         totals[rows[decided], 1 - w[decided]] = loser_total[decided]
         return totals
 
-    def _observe(self, games: np.ndarray) -> np.ndarray:
-        v = self._learner_view(games)
-        self._masks[games] = v.legal_mask
-        return encode_batch(v)
+    def _observe_all(self) -> np.ndarray:
+        """Every learner's observation, on recycled memory; records their legal masks."""
+        v = batch_view(self.batch, self._all, self.learner, self.scores)
+        self._masks = v.legal_mask
+        return encode_batch(v, self._observations.lend()[0])
 
-    def _learner_view(self, games: np.ndarray) -> BatchView:
-        return batch_view(self.batch, games, self.learner[games], self.scores[games])
+    def _final_obs(self, done: np.ndarray) -> np.ndarray:
+        """``(num_envs, OBS_SIZE)``: the last observation of the games in ``done``, zero elsewhere."""
+        final_obs, fresh = self._final_observations.lend()
+        if not fresh:
+            final_obs[self._final_rows] = 0.0
+        final_obs[done] = encode_batch(batch_view(self.batch, done, self.learner[done], self.scores[done]))
+        self._final_rows = done
+        return final_obs
 
 
 
