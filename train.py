@@ -337,6 +337,9 @@ class Monitor(BaseCallback):
         self.next_checkpoint = self.num_timesteps + self.args.checkpoint_every
         self.bar = tqdm(total=self.args.total_timesteps, initial=self.num_timesteps, unit="step", unit_scale=True,
                         disable=not self.args.progress, smoothing=0.05, desc="training")
+        if self.args.eval_deals and not self.history["eval"]:
+            # The starting point of the curve: the warm start's strength before any PPO update.
+            self.evaluate()
 
     def _snapshot(self) -> None:
         agent = PPOAgent(frozen_copy(self.model.policy), deterministic=False)

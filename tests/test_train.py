@@ -44,7 +44,8 @@ def test_short_run_writes_checkpoints_logs_and_curve(run):
     assert os.listdir(os.path.join(run_dir, "tb"))
     with open(os.path.join(run_dir, "history.json")) as f:
         history = json.load(f)
-    assert history["eval"][-1]["step"] == model.num_timesteps
+    # The curve starts with the warm start's evaluation and ends with the final policy's.
+    assert history["eval"][0]["step"] == 0 and history["eval"][-1]["step"] == model.num_timesteps
     # Each opponent of the schedule was seated, self-play snapshots included; tallies come only from those seated.
     seated = {label for row in history["train"] for label in row["slots"]}
     assert seated == {"random", "simple", "self"}
