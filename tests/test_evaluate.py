@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from multiprocessing import get_context
 
 import numpy as np
 import pytest
@@ -130,3 +131,16 @@ def test_elo_is_finite_for_a_perfect_record_and_orders_a_transitive_pool():
                                              ("b", "c", 70.0, 100.0)])
     assert all(math.isfinite(r) for r in elo.values())
     assert elo["a"] > elo["b"] > elo["c"]
+
+
+def _torch_threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
+
+
+def test_worker_processes_run_torch_on_one_thread():
+    """Workers fill the cores already; torch's own thread pool in each would make them spin against each other."""
+    pytest.importorskip("torch")
+    with get_context("spawn").Pool(1, initializer=evaluate._one_thread_per_worker) as pool:
+        assert pool.apply(_torch_threads) == 1
