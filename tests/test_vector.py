@@ -151,3 +151,24 @@ def test_maskable_ppo_trains_through_the_sb3_adapter():
         obs, rewards, dones, infos = venv.step(actions)
         for i in np.flatnonzero(dones):
             assert infos[i]["terminal_observation"].shape == (OBS_SIZE,)
+
+
+def test_observations_the_caller_keeps_never_change():
+    """The env reuses observation memory only once nothing made from it is held: arrays kept across steps, views
+    of them and final observations must keep their values."""
+    env = GinRummyVectorEnv(num_envs=32, opponent="simple", rules="eaai")
+    rng = np.random.default_rng(4)
+    obs, _ = env.reset(seed=4)
+    kept = [(obs, obs.copy()), (obs[3:9], obs[3:9].copy())]
+    finals = []
+    for step in range(80):
+        obs, _, terminated, truncated, info = env.step(random_legal(env.action_masks(), rng))
+        if step % 7 == 0:
+            kept.append((obs, obs.copy()))
+        if step % 5 == 0:
+            kept.append((obs[::2, :52], obs[::2, :52].copy()))
+        if "final_obs" in info:
+            finals.append((info["final_obs"], info["final_obs"].copy()))
+    assert finals
+    for array, copy in kept + finals:
+        np.testing.assert_array_equal(array, copy)
