@@ -30,8 +30,6 @@ from gin_env.batch_observation import BatchView
 from gin_env.observation import PlayerView
 from gin_env.rules import STOCK_AFTER_DEAL
 
-_CARD_BITS = np.array([1 << c for c in range(cards.N_CARDS)], dtype=np.uint64)
-
 
 def _meld_partners(c: int) -> tuple[tuple[int, int], ...]:
     """Every pair of cards that forms a 3-card meld with ``c``: two others of its rank (R4), or two neighbours of
@@ -177,7 +175,7 @@ def _expected_after_draw(hands: np.ndarray, view: PlayerView, holds: list[float]
     weights = 1.0 - np.array(holds)[unseen]
     if weights.sum() <= 0:
         return solver.deadwood_of_masks(hands).astype(np.float64)
-    grown = (hands[:, None] | _CARD_BITS[unseen][None, :]).ravel()
+    grown = (hands[:, None] | solver.card_bits(unseen)[None, :]).ravel()
     best, _ = solver.best_discards_of_masks(grown)
     return best.reshape(hands.size, unseen.size) @ (weights / weights.sum())
 

@@ -15,6 +15,7 @@ from gin_env import cards, engine, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
 from gin_env.engine import DISCARD, DRAW, OFFER, OVER, WALL
 from gin_env.rules import Rules
+from gin_env.solver import card_bits
 
 #: Outcome codes of ``HandBatch.kind``; -1 while a hand is live.
 KIND_NAMES = ("knock", "undercut", "gin", "big_gin", "tie", "dead")
@@ -25,16 +26,8 @@ NO_PLAYER = -1
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
-_CARD_BITS = np.left_shift(_ONE, np.arange(cards.N_CARDS, dtype=np.uint64))
-#: ``_CARD_BITS`` and a last entry 0, which NO_CARD (-1) looks up as an index from the end.
-_CARD_BITS_OR_NONE = np.append(_CARD_BITS, _ZERO)
 #: The legal actions of a game fit in this many 64-bit words (see ``HandBatch.legal_bits``).
 ACTION_WORDS = (N_ACTIONS + 63) // 64
-
-
-def card_bits(card_ids: np.ndarray) -> np.ndarray:
-    """uint64 mask of each card id; 0 where the id is NO_CARD."""
-    return _CARD_BITS_OR_NONE.take(card_ids)
 
 
 def or_bits(words: np.ndarray, offset: int, values: np.ndarray) -> None:
@@ -49,14 +42,6 @@ def or_bits(words: np.ndarray, offset: int, values: np.ndarray) -> None:
 def bits_to_masks(bits: np.ndarray) -> np.ndarray:
     """``(k, ACTION_WORDS)`` legal-action bit strings as ``(k, 108)`` bool masks."""
     return np.unpackbits(bits.view(np.uint8), axis=1, count=N_ACTIONS, bitorder="little").view(bool)
-
-
-def masks_to_bits(masks: np.ndarray) -> np.ndarray:
-    """``(k, 108)`` bool legal-action masks as ``(k, ACTION_WORDS)`` bit strings."""
-    packed = np.packbits(masks, axis=1, bitorder="little")
-    raw = np.zeros((masks.shape[0], ACTION_WORDS * 8), dtype=np.uint8)
-    raw[:, :packed.shape[1]] = packed
-    return raw.view("<u8")
 
 
 def has_action(bits: np.ndarray, actions) -> np.ndarray:
@@ -152,12 +137,12 @@ class HandBatch:
         rows = np.arange(games.size)
         non_dealer = 1 - dealers
         dealt = engine.DEALT
-        non_dealer_hand = np.bitwise_or.reduce(_CARD_BITS[decks[:, 0:dealt:2]], axis=1)
-        dealer_hand = np.bitwise_or.reduce(_CARD_BITS[decks[:, 1:dealt:2]], axis=1)
+        non_dealer_hand = np.bitwise_or.reduce(card_bits(decks[:, 0:dealt:2]), axis=1)
+        dealer_hand = np.bitwise_or.reduce(card_bits(decks[:, 1:dealt:2]), axis=1)
         upcard = decks[:, dealt]
         eleven = self.rules.deal_mode == "eleven"
         if eleven:
-            non_dealer_hand |= _CARD_BITS[upcard]
+            non_dealer_hand |= card_bits(upcard)
         hands = np.zeros((games.size, 2), dtype=np.uint64)
         hands[rows, non_dealer] = non_dealer_hand
         hands[rows, dealers] = dealer_hand
@@ -169,7 +154,7 @@ class HandBatch:
         self.pile[games, 0] = upcard
         self.pile_len[games] = 0 if eleven else 1
         self.pile_top[games] = NO_CARD if eleven else upcard
-        self.pile_mask[games] = 0 if eleven else _CARD_BITS[upcard]
+        self.pile_mask[games] = 0 if eleven else card_bits(upcard)
         self.dealer[games] = dealers
         self.current[games] = non_dealer
         self.phase[games] = DISCARD if eleven else OFFER
@@ -362,7 +347,7 @@ class HandBatch:
         seats = self._seats(games)
         stock_top = self.stock_top.take(games)
         self.declined.reshape(-1)[seats] |= card_bits(self.top_discard(games))
-        self.hands.reshape(-1)[seats] |= _CARD_BITS.take(self.deck.reshape(-1).take(games * cards.N_CARDS + stock_top))
+        self.hands.reshape(-1)[seats] |= card_bits(self.deck.reshape(-1).take(games * cards.N_CARDS + stock_top))
         self.stock_top[games] = stock_top + 1
         self.phase[games] = DISCARD
         self.taken[games] = NO_CARD
@@ -373,7 +358,7 @@ class HandBatch:
         self.pile.reshape(-1)[games * cards.N_CARDS + length] = card_ids
         self.pile_len[games] = length + 1
         self.pile_top[games] = card_ids
-        self.pile_mask[games] |= _CARD_BITS.take(card_ids)
+        self.pile_mask[games] |= card_bits(card_ids)
 
     def _discard(self, games: np.ndarray, card_ids: np.ndarray) -> None:
         """R16 discard; the hand may die here (R19, R37) or reach the wall (R38)."""
@@ -381,7 +366,7 @@ class HandBatch:
             return
         player = self.current.take(games)
         seats = self._seats(games, player)
-        bit = _CARD_BITS.take(card_ids)
+        bit = card_bits(card_ids)
         self.hands.reshape(-1)[seats] ^= bit
         self.known.reshape(-1)[seats] &= ~bit
         self.discarded.reshape(-1)[seats] |= bit
@@ -413,7 +398,7 @@ class HandBatch:
             return
         player = self.current.take(games)
         seats = self._seats(games, player)
-        bit = _CARD_BITS.take(card_ids)
+        bit = card_bits(card_ids)
         knocker_hand = self.hands.reshape(-1).take(seats) ^ bit
         defender_hand = self.hands.reshape(-1).take(seats ^ 1)  # the other seat of the game
         k, f = solver.showdown_of_masks(knocker_hand, defender_hand, layoffs=self.rules.layoffs)

@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from gin_env import cards, solver
-from gin_env.batch import NO_CARD, HandBatch, bits_to_masks, card_bits, masks_to_bits, or_bits
+from gin_env.batch import NO_CARD, HandBatch, bits_to_masks, or_bits
 from gin_env.engine import DISCARD, OVER
 from gin_env.observation import (
     DEADWOOD_SCALE,
@@ -26,6 +26,7 @@ from gin_env.observation import (
     view,
 )
 from gin_env.rules import STOCK_AFTER_DEAL
+from gin_env.solver import card_bits
 
 _FULL_DECK = np.uint64(cards.FULL_DECK)
 _ONE = np.uint64(1)
@@ -42,13 +43,11 @@ class BatchView:
     raises ``RuntimeError``. ``best_cards`` are the viewer's own least-deadwood discards in the discard phase (0
     elsewhere), derived from the viewer's hand alone and cached by the engine."""
 
-    def __init__(self, b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.ndarray | None = None,
-                 legal_mask: np.ndarray | None = None):
+    def __init__(self, b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.ndarray | None = None):
         self._b = b
         self._version = b.version
         self._games = np.asarray(games, dtype=np.int64)
         self._scores = scores
-        self._given_mask = legal_mask
         self.rules = b.rules
         self.player = np.asarray(players, dtype=np.int64)
 
@@ -138,16 +137,11 @@ class BatchView:
 
     @functools.cached_property
     def legal_mask(self) -> np.ndarray:
-        if self._given_mask is None:
-            return bits_to_masks(self.legal_bits)
-        # Usually every viewer is to act (an agent's view): then the mask needs no second pass.
-        return self._given_mask if self.to_act.all() else self._given_mask & self.to_act[:, None]
+        return bits_to_masks(self.legal_bits)
 
     @functools.cached_property
     def legal_bits(self) -> np.ndarray:
         """``legal_mask`` as bit strings (see ``HandBatch.legal_bits``), for agents that read a few actions."""
-        if self._given_mask is not None:
-            return masks_to_bits(self.legal_mask)
         bits = self._batch().legal_bits(self._games)
         return bits if self.to_act.all() else np.where(self.to_act[:, None], bits, np.uint64(0))
 
@@ -174,12 +168,9 @@ class BatchView:
         return view(b.hand_state(game), int(self.player[row]), scores)
 
 
-def batch_view(b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.ndarray | None = None,
-               legal_mask: np.ndarray | None = None) -> BatchView:
-    """The view of ``players[i]`` of game ``games[i]``. ``scores``: (k, 2) match scores indexed by player.
-
-    ``legal_mask`` may be passed when the caller has it already; rows of players not to act are all False."""
-    return BatchView(b, games, players, scores, legal_mask)
+def batch_view(b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.ndarray | None = None) -> BatchView:
+    """The view of ``players[i]`` of game ``games[i]``. ``scores``: (k, 2) match scores indexed by player."""
+    return BatchView(b, games, players, scores)
 
 
 def encode_batch(v: BatchView, out: np.ndarray | None = None) -> np.ndarray:

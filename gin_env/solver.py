@@ -140,10 +140,11 @@ def _suits(mask: int) -> list[int]:
     return [(mask >> (SUIT_BITS * s)) & SUIT_MASK for s in range(4)]
 
 
-def _set_ranks(ps: list[int]) -> int:
-    """13-bit mask of the ranks held in at least 3 suits."""
+def _set_ranks(ps):
+    """13-bit mask of the ranks held in at least 3 suits, from the four suit patterns: a list of ints (scalar code)
+    or a ``(4, n)`` array of them (batched code, one column per holding)."""
     a, b, c, d = ps
-    return (a & b & c) | (a & b & d) | (a & c & d) | (b & c & d)
+    return (a & b & (c | d)) | ((a | b) & c & d)
 
 
 def _set_choices(ps: list[int], prune: bool):
@@ -475,11 +476,17 @@ _OPTION_COUNTS = {prune: count.reshape(256) for prune, (_, count) in _OPTION_TAB
 _U = [np.uint64(k) for k in range(64)]
 #: Bit c for card c, then 0 for -1 (no card), which ``take`` reads as the last entry.
 _CARD_BITS_OR_NONE = np.append(np.left_shift(_U[1], np.arange(cards.N_CARDS, dtype=np.uint64)), _U[0])
+
 #: Where each suit's 13 bits start in a card mask, and in the packed form (a column, to broadcast over hands).
 _SUIT_SHIFTS = np.array([SUIT_BITS * s for s in range(4)], dtype=np.uint64)[:, None]
 _LANE_SHIFTS = np.array([PACK_STRIDE * s for s in range(4)], dtype=np.uint64)[:, None]
 #: Process hands in chunks that keep the working arrays in cache.
 _CHUNK = 8192
+
+
+def card_bits(card_ids) -> np.ndarray:
+    """uint64 mask of each card id (any shape); 0 where the id is -1 (no card)."""
+    return _CARD_BITS_OR_NONE.take(card_ids)
 
 
 def pack_masks(masks: np.ndarray) -> np.ndarray:
@@ -508,12 +515,6 @@ def _run_cover(packed: np.ndarray) -> np.ndarray:
     the unique optimal cover: every such card is melded, no other card can be."""
     windows = packed & (packed >> _U[1]) & (packed >> _U[2])
     return windows | (windows << _U[1]) | (windows << _U[2])
-
-
-def _set_ranks(lanes: np.ndarray) -> np.ndarray:
-    """13-bit mask of the ranks held in 3 or 4 suits, from the ``(4, n)`` suit patterns."""
-    a, b, c, d = lanes
-    return (a & b & (c | d)) | ((a | b) & c & d)
 
 
 def _low_bit(x: np.ndarray) -> np.ndarray:
@@ -736,7 +737,7 @@ def _discard_phase_chunk(packed: np.ndarray, kept: np.ndarray, limits: np.ndarra
     chosen = _best_row_cards(lanes, gains, best_gain)
     chosen *= value == best.take(hand)
     best_cards = np.bitwise_or.reduceat(chosen, offsets)
-    kept_bit = _CARD_BITS_OR_NONE.take(kept)
+    kept_bit = card_bits(kept)
     knock_cards = np.zeros(packed.size, dtype=np.uint64)
     total = value + best_gain
     needy = np.flatnonzero((best <= limits) | (best_cards == kept_bit))
