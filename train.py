@@ -48,7 +48,7 @@ from agents.networks import CardPolicy
 from agents.ppo import PPOAgent, export_model
 from gin_env import duel
 from gin_env.actions import BIG_GIN, KNOCK_BASE, N_ACTIONS
-from gin_env.batch_observation import batch_view, encode_batch
+from gin_env.batch_observation import batch_view
 from gin_env.observation import DEADWOOD_SCALE, OBS_LAYOUT, OBS_SIZE
 from gin_env.rules import PRESETS, Rules
 from gin_env.vector import GinRummyVectorEnv, SB3VecEnv
@@ -159,10 +159,10 @@ def allocate(weights: dict[str, float], slots: int) -> list[str]:
 
 
 def batched_agent(name: str):
-    """A pool opponent by name; the vector env needs its batched form."""
+    """An agent by name, for batched play (a pool opponent, the teacher and its opponent); it needs ``act_batch``."""
     agent = agents.load(name)
     if not callable(getattr(agent, "act_batch", None)):
-        raise ValueError(f"opponent {name!r} has no batched form act_batch(view, rng), which training needs")
+        raise ValueError(f"agent {name!r} has no batched form act_batch(view, rng), which training needs")
     return agent
 
 
@@ -420,12 +420,10 @@ def collect_teacher_games(args: Args) -> dict[str, np.ndarray]:
 
     Decisions whose hand is still going when collection stops have no return yet; they are kept for the policy
     but get ``has_return`` False."""
-    teacher = agents.load(args.teacher)
-    if not callable(getattr(teacher, "act_batch", None)):
-        raise ValueError(f"teacher {args.teacher!r} has no batched form act_batch(view, rng)")
+    teacher = batched_agent(args.teacher)
     venv = GinRummyVectorEnv(args.num_envs, rules=args.rules, opponent=batched_agent(args.imitate_opponent),
                              reward_scale=args.reward_scale)
-    venv.reset(seed=args.seed)
+    now, _ = venv.reset(seed=args.seed)
     rng = np.random.default_rng([args.seed, 2])
     games = np.arange(args.num_envs)
     rounds = max(1, args.imitate_steps // args.num_envs)
@@ -435,10 +433,9 @@ def collect_teacher_games(args: Args) -> dict[str, np.ndarray]:
     rewards = np.empty((rounds, args.num_envs), dtype=np.float32)
     dones = np.empty((rounds, args.num_envs), dtype=bool)
     for t in tqdm(range(rounds), desc=f"collecting {args.teacher}", unit="round", disable=not args.progress):
-        view = batch_view(venv.batch, games, venv.learner, venv.scores)
-        obs[t], masks[t] = encode_batch(view), venv.action_masks()
-        actions[t] = chosen = teacher.act_batch(view, rng)
-        _, rewards[t], terminated, truncated, _ = venv.step(chosen)
+        obs[t], masks[t] = now, venv.action_masks()
+        actions[t] = chosen = teacher.act_batch(batch_view(venv.batch, games, venv.learner, venv.scores), rng)
+        now, rewards[t], terminated, truncated, _ = venv.step(chosen)
         dones[t] = terminated | truncated
     returns = np.zeros((rounds, args.num_envs), dtype=np.float32)
     has_return = np.zeros((rounds, args.num_envs), dtype=bool)
