@@ -82,19 +82,25 @@ class Task(NamedTuple):
     replays: str | None
 
 
-def _play_chunk(task: Task) -> np.ndarray:
-    """Play the task's games in both seatings (saving replays when asked); ``(games, 2 seatings, 5)`` A-side
-    numbers."""
-    a, b = _agent(task.a), _agent(task.b)
-    out = np.zeros((task.stop - task.start, 2, 5))
-    for i, game in enumerate(range(task.start, task.stop)):
-        if task.replays is None:
-            results = duel.play_duplicate(task.rules, a, b, task.seed, game)
+def play_games(rules: Rules, a, b, seed: int, games: range, replays: str | None = None,
+               names: tuple[str, str] = ("a", "b")) -> np.ndarray:
+    """Play duplicate ``games`` between agents ``a`` and ``b`` in both seatings (saving replays under ``names`` in
+    ``replays`` when asked); ``(len(games), 2 seatings, 5)`` A-side numbers (see ``duel.a_side``)."""
+    out = np.zeros((len(games), 2, 5))
+    for i, game in enumerate(games):
+        if replays is None:
+            results = duel.play_duplicate(rules, a, b, seed, game)
         else:
-            results = replay.play_duplicate(task.rules, a, b, task.seed, game, task.replays, (task.a, task.b))
+            results = replay.play_duplicate(rules, a, b, seed, game, replays, names)
         for seating, result in enumerate(results):
             out[i, seating] = duel.a_side(result, seating)
     return out
+
+
+def _play_chunk(task: Task) -> np.ndarray:
+    """Play the task's games (a worker's unit of work)."""
+    return play_games(task.rules, _agent(task.a), _agent(task.b), task.seed, range(task.start, task.stop),
+                      task.replays, (task.a, task.b))
 
 
 def _one_thread_per_worker() -> None:

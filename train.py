@@ -46,7 +46,6 @@ import agents
 import evaluate
 from agents.networks import CardPolicy
 from agents.ppo import PPOAgent, export_model
-from gin_env import duel
 from gin_env.actions import BIG_GIN, KNOCK_BASE, N_ACTIONS
 from gin_env.batch_observation import batch_view
 from gin_env.observation import DEADWOOD_SCALE, OBS_LAYOUT, OBS_SIZE
@@ -249,12 +248,7 @@ class PoolVecEnv(VecEnv):
 
 def quick_eval(agent, rules: Rules, deals: int, seed: int) -> dict:
     """``evaluate.py``'s statistics for ``agent`` against simple on ``deals`` duplicate single hands."""
-    simple = agents.load("simple")
-    hand_rules = rules.replace(target=None)
-    games = np.zeros((deals, 2, 5))
-    for game in range(deals):
-        for seating, result in enumerate(duel.play_duplicate(hand_rules, agent, simple, seed, game)):
-            games[game, seating] = duel.a_side(result, seating)
+    games = evaluate.play_games(rules.replace(target=None), agent, agents.load("simple"), seed, range(deals))
     return evaluate.pair_stats(games)
 
 
