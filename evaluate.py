@@ -43,8 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from tqdm import tqdm
 
-import agents
-from gin_env import duel, replay
+from gin_env import agents, duel, replay
 from gin_env.rules import PRESETS, Rules
 
 #: Two-sided 95% normal quantile.

@@ -42,11 +42,11 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 from tqdm import tqdm
 
-import agents
 import evaluate
-from agents.networks import CardPolicy
-from agents.ppo import PPOAgent, export_model
+from gin_env import agents
 from gin_env.actions import BIG_GIN, KNOCK_BASE, N_ACTIONS
+from gin_env.agents.networks import CardPolicy
+from gin_env.agents.ppo import PPOAgent, custom_objects_for, export_model
 from gin_env.batch_observation import batch_view
 from gin_env.observation import DEADWOOD_SCALE, OBS_LAYOUT, OBS_SIZE
 from gin_env.rules import PRESETS, Rules
@@ -523,7 +523,8 @@ def train(args: Args):
     history.setdefault("args", []).append(dataclasses.asdict(args))
     tb_dir = os.path.join(args.run_dir, "tb")
     if args.resume:
-        model = MaskablePPO.load(args.resume, env=env, device=args.device, tensorboard_log=tb_dir)
+        model = MaskablePPO.load(args.resume, env=env, device=args.device, tensorboard_log=tb_dir,
+                                 custom_objects=custom_objects_for(args.resume))
         # Seeded by the step count too, so a resumed run does not replay the deals its first rollouts saw.
         model.set_random_seed(args.seed + model.num_timesteps)
     else:

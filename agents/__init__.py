@@ -1,5 +1,8 @@
 """Gin Rummy agents behind one protocol, and :func:`load`, which turns a name or a model path into an agent.
 
+This folder installs as ``gin_env.agents`` (``from gin_env import agents``); the distribution claims no other
+top-level import name.
+
 An agent maps what one player may know (a :class:`gin_env.observation.PlayerView`) to a legal action id. Agents
 never see the engine state, so an agent cannot cheat by construction. Built-in names:
 
@@ -33,10 +36,10 @@ class Agent(Protocol):
 #: Built-in agents: name -> "module:factory" (a class or function called with no arguments), imported on demand so
 #: loading one never imports the others.
 AGENTS = {
-    "random": "agents.random_agent:RandomAgent",
-    "simple": "agents.simple:SimpleAgent",
-    "expert": "agents.expert:ExpertAgent",
-    "ppo": "agents.ppo:shipped",
+    "random": "gin_env.agents.random_agent:RandomAgent",
+    "simple": "gin_env.agents.simple:SimpleAgent",
+    "expert": "gin_env.agents.expert:ExpertAgent",
+    "ppo": "gin_env.agents.ppo:shipped",
 }
 #: Names reserved for agents that are not part of the package yet. Adding one means moving it into AGENTS.
 PLANNED: dict[str, str] = {}
@@ -57,7 +60,7 @@ def load(name_or_path: str | os.PathLike) -> Agent:
     Raises ``ValueError`` for an unknown name or a file that is not a MaskablePPO model, ``NotImplementedError`` for a
     reserved name whose agent is not available yet, and ``FileNotFoundError`` for a missing model file."""
     if isinstance(name_or_path, os.PathLike) or _looks_like_path(str(name_or_path)):
-        from agents.ppo import load_model
+        from gin_env.agents.ppo import load_model
 
         return load_model(os.fspath(name_or_path))
     name = str(name_or_path)

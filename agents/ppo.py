@@ -2,7 +2,7 @@
 
 This module owns turning a saved sb3-contrib ``MaskablePPO`` model into an agent: :func:`load_model` for any path,
 :func:`shipped` for the model that comes with the package (``agents/models/ppo_gin.zip``, ``agents.load("ppo")``).
-sb3-contrib and torch are imported only when a model is loaded, so importing ``agents`` stays light.
+sb3-contrib and torch are imported only when a model is loaded, so importing ``gin_env.agents`` stays light.
 
 The agent picks from the policy's masked logits itself rather than through ``model.predict``: greedily by default,
 or by sampling with the caller's numpy generator, so a stochastic policy is as reproducible as any other agent.
@@ -10,6 +10,7 @@ or by sampling with the caller's numpy generator, so a stochastic policy is as r
 
 from __future__ import annotations
 
+import json
 import os
 import zipfile
 
@@ -74,7 +75,7 @@ def load_model(path: str, deterministic: bool = True) -> PPOAgent:
     except ImportError as err:
         raise ImportError("loading a model needs sb3-contrib: pip install 'gin-env[train]'") from err
     try:
-        model = MaskablePPO.load(path, device="cpu")
+        model = MaskablePPO.load(path, device="cpu", custom_objects=custom_objects_for(path))
     except Exception as err:  # SB3 raises many types on a bad archive; the caller needs one clear message
         raise ValueError(f"{path!r} could not be loaded as a MaskablePPO model: {err}") from err
     obs_shape, n_actions = model.observation_space.shape, getattr(model.action_space, "n", None)
@@ -83,6 +84,25 @@ def load_model(path: str, deterministic: bool = True) -> PPOAgent:
                          f"{obs_shape} and {n_actions} actions; GinRummy-v0 has ({OBS_SIZE},) and {N_ACTIONS}")
     model.policy.set_training_mode(False)
     return PPOAgent(model.policy, path, deterministic)
+
+
+#: Where models saved before the agents moved under gin_env name our policy class; it lives in gin_env.agents now.
+_OLD_NETWORKS_MODULE = "agents.networks"
+
+
+def custom_objects_for(path: str) -> dict:
+    """SB3 pickles the policy class by module name: models that name the pre-``gin_env.agents`` module get the class
+    from its current place instead (``custom_objects``), so they load without a top-level ``agents`` package."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            stored = json.loads(archive.read("data")).get("policy_class", {})
+    except (KeyError, ValueError):
+        return {}  # not our layout: let SB3 report what is wrong
+    if isinstance(stored, dict) and stored.get("__module__") == _OLD_NETWORKS_MODULE:
+        from gin_env.agents.networks import CardPolicy
+
+        return {"policy_class": CardPolicy}
+    return {}
 
 
 #: What a saved model holds that acting never reads: the last rollout's observations (half a megabyte for 512 games).
@@ -95,7 +115,7 @@ def export_model(source: str, target: str) -> None:
     acts exactly as the original (``load_model``) and can be trained further, with a fresh optimizer state."""
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO.load(source, device="cpu")
+    model = MaskablePPO.load(source, device="cpu", custom_objects=custom_objects_for(source))
     policy = model.policy
     # A fresh optimizer of the same kind keeps the archive's layout (SB3 checks it on load) but holds no moments.
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1), **policy.optimizer_kwargs)

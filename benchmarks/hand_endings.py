@@ -12,8 +12,7 @@ from __future__ import annotations
 import argparse
 import collections
 
-import agents
-from gin_env import duel, engine
+from gin_env import agents, duel, engine
 from gin_env.rules import PRESETS, Rules
 
 COLUMNS = ("gin", "knock", "undercut", "opponent gin", "opponent knock", "opponent undercut", "tie", "dead")

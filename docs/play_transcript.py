@@ -15,8 +15,7 @@ import sys
 import numpy as np
 from rich.console import Console
 
-import agents
-from gin_env import cards, engine, play
+from gin_env import agents, cards, engine, play
 from gin_env.actions import action_card
 from gin_env.observation import view
 

@@ -1,6 +1,6 @@
 """Card ids, strings, values and the conversions between hand representations.
 
-A card is an int ``suit * 13 + rank`` with suits ordered S, H, D, C and ranks A=0 .. K=12 (RULES.md R1-R3).
+A card is an int ``suit * 13 + rank`` with suits ordered S, H, D, C and ranks A=0 .. K=12 (docs/rules.md R1-R3).
 A hand is held in one of three forms, and this module owns the conversions between them:
 
 * a list of card ids (``[0, 1, 2]``),

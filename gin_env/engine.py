@@ -1,4 +1,4 @@
-"""One hand of Gin Rummy as a pure state machine (RULES.md R10-R39, R45-R47).
+"""One hand of Gin Rummy as a pure state machine (docs/rules.md R10-R39, R45-R47).
 
 This module owns the deal, the phases of a hand, which actions are legal in each, how an action changes the state,
 and the hand score of a knock, gin or big gin. States are frozen: :func:`step` returns a new state and never touches

@@ -13,8 +13,7 @@ import operator
 import gymnasium as gym
 import numpy as np
 
-import agents
-from gin_env import actions, cards, engine, match
+from gin_env import actions, agents, cards, engine, match
 from gin_env.actions import N_ACTIONS
 from gin_env.observation import OBS_HIGH, OBS_LOW, PlayerView, encode, view
 from gin_env.rules import Rules
@@ -95,11 +94,11 @@ def _action_id(action) -> int | None:
 
 
 class GinRummyEnv(gym.Env):
-    """Two-player Gin Rummy (RULES.md) from one player's seat; the opponent plays inside ``step``.
+    """Two-player Gin Rummy (docs/rules.md) from one player's seat; the opponent plays inside ``step``.
 
     ## Description
 
-    The learner and a built-in opponent play Gin Rummy under configurable rules (``rules=``, presets of RULES.md
+    The learner and a built-in opponent play Gin Rummy under configurable rules (``rules=``, presets of docs/rules.md
     section 10). Each turn the learner takes a card (from the stock or the discard pile), then discards, knocks or
     goes gin. The opponent's moves happen inside ``step`` and ``reset``, so every observation is a decision of the
     learner. An episode is one hand or a whole game to the target score.

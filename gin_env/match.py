@@ -1,4 +1,4 @@
-"""A game of Gin Rummy to the target score (RULES.md R9, R39-R44).
+"""A game of Gin Rummy to the target score (docs/rules.md R9, R39-R44).
 
 This module owns what lies between hands: the first dealer, running scores and hands won, when the game ends, who
 deals next, and the final totals with game, box and shutout bonuses. One hand is ``engine``'s job.

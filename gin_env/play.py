@@ -26,8 +26,7 @@ import numpy as np
 from rich.console import Console
 from rich.text import Text
 
-import agents
-from gin_env import actions, cards, engine, match, render, replay, solver
+from gin_env import actions, agents, cards, engine, match, render, replay, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.observation import view
 from gin_env.rules import PRESETS, Rules

@@ -1,4 +1,4 @@
-"""Rules: one frozen dataclass holding every configuration key of RULES.md section 10, and its presets.
+"""Rules: one frozen dataclass holding every configuration key of docs/rules.md section 10, and its presets.
 
 Every value is validated when a ``Rules`` is built, so an impossible configuration fails at construction with the
 key's name instead of producing a strange game later.
@@ -22,7 +22,7 @@ STOCK_AFTER_DEAL = 31
 
 @dataclass(frozen=True)
 class Rules:
-    """Every rule that varies between schools of Gin Rummy (RULES.md section 10). Defaults are ``standard``."""
+    """Every rule that varies between schools of Gin Rummy (docs/rules.md section 10). Defaults are ``standard``."""
 
     knock_limit: int = 10
     gin_bonus: int = 20
@@ -74,7 +74,7 @@ class Rules:
 
     @classmethod
     def preset(cls, name: str, **overrides) -> Rules:
-        """The named preset of RULES.md section 10, with optional overrides; unknown names raise ``ValueError``."""
+        """The named preset of docs/rules.md section 10, with optional overrides; unknown names raise ``ValueError``."""
         if name not in PRESETS:
             raise ValueError(f"unknown rules preset {name!r}; known presets: {', '.join(PRESETS)}")
         if "name" not in overrides:

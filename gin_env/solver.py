@@ -1,4 +1,4 @@
-"""The exact deadwood and showdown solver (RULES.md R5-R8, R22, R27-R29), scalar and batched.
+"""The exact deadwood and showdown solver (docs/rules.md R5-R8, R22, R27-R29), scalar and batched.
 
 How it is exact and fast:
 

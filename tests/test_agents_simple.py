@@ -7,10 +7,9 @@ import zipfile
 import numpy as np
 import pytest
 
-import agents
-from agents.random_agent import RandomAgent
-from agents.simple import SimpleAgent, forms_meld
-from gin_env import actions, cards, engine, solver
+from gin_env import actions, agents, cards, engine, solver
+from gin_env.agents.random_agent import RandomAgent
+from gin_env.agents.simple import SimpleAgent, forms_meld
 from gin_env.observation import view
 from gin_env.rules import Rules
 from tests.scripted import act, hand, make_deck
@@ -128,7 +127,7 @@ def test_ties_are_broken_at_random_with_the_callers_generator():
 
 
 def test_big_gin_when_enabled_else_gin_without_the_taken_card():
-    # RULES.md X8: 2C-4C 6C 9D 9H 9S JS QS KS takes 5C from the pile.
+    # docs/rules.md X8: 2C-4C 6C 9D 9H 9S JS QS KS takes 5C from the pile.
     player = "2C 3C 4C 6C 9D 9H 9S JS QS KS"
     defender = "AH 2H 3H KC KD KH 7D 7S 4S 3D"
     for preset, expected in (("foony", {actions.BIG_GIN}), ("standard", {actions.knock(cards.card("2C")),

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
-from gin_env import duel, engine, match
+from gin_env import agents, duel, engine, match
 from gin_env.actions import N_ACTIONS
 from gin_env.rules import Rules
 

@@ -119,7 +119,7 @@ def test_bad_arguments_are_rejected_by_name(kwargs, message):
 
 
 def test_opponent_may_be_a_name_an_agent_or_a_callable():
-    from agents.simple import SimpleAgent
+    from gin_env.agents.simple import SimpleAgent
 
     assert isinstance(GinRummyEnv(opponent="simple").opponent, SimpleAgent)
     agent = Script()
@@ -195,7 +195,7 @@ def rollout_one(env: GinRummyEnv, seed: int) -> list:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Rewards on scripted hands (RULES.md X2, X3, X7, R37) under two presets
+# Rewards on scripted hands (docs/rules.md X2, X3, X7, R37) under two presets
 # ---------------------------------------------------------------------------------------------------------------
 
 def scripted_hand(preset: str, learner_cards: str, opponent_cards: str, upcard: str, stock: str, opponent: Script,
@@ -210,7 +210,7 @@ def scripted_hand(preset: str, learner_cards: str, opponent_cards: str, upcard: 
     return reward, info, env
 
 
-POINTS = {  # RULES.md section 12: (standard, eaai)
+POINTS = {  # docs/rules.md section 12: (standard, eaai)
     "knock": (3, 3),        # X2: F 5 - K 2
     "undercut": (11, 26),   # X3: 1 + U
     "gin": (51, 56),        # X7: F 31 + G

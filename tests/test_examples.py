@@ -1,4 +1,4 @@
-"""Every worked example X1-X9 and edge case E1-E12 of RULES.md, under each preset it names.
+"""Every worked example X1-X9 and edge case E1-E12 of docs/rules.md, under each preset it names.
 
 Scores go through ``engine.score_knock``; play (first turn, wall, taken card) through scripted decks and
 ``engine.step``. X10 is a match and lives in test_match.py.

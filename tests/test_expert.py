@@ -6,10 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
 import evaluate
-from agents.expert import ExpertAgent, ExpertParams
-from gin_env import actions, duel, engine
+from gin_env import actions, agents, duel, engine
+from gin_env.agents.expert import ExpertAgent, ExpertParams
 from gin_env.batch_observation import batch_view
 from gin_env.observation import view
 from gin_env.rules import Rules

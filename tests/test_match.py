@@ -50,7 +50,7 @@ def test_r9_fixed_first_dealer(mode, dealer):
     ("TC JC", 0, 1),   # ranks, not values: T < J although both are worth 10
 ])
 def test_r9_lower_cut_card_deals_under_cut_low(cut, cut_low_dealer, cut_high_dealer):
-    """Our choice for cut_low (RULES.md R9, D7): the player who cuts the LOWER card deals."""
+    """Our choice for cut_low (docs/rules.md R9, D7): the player who cuts the LOWER card deals."""
     assert match.first_dealer(Rules.preset("standard"), ScriptedCut(cut)) == cut_low_dealer
     assert match.first_dealer(Rules.preset("seed-000"), ScriptedCut(cut)) == cut_high_dealer
 

@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-import agents
-from gin_env import actions, cards, engine, match, play, replay
+from gin_env import actions, agents, cards, engine, match, play, replay
 from gin_env.observation import view
 from gin_env.play import CommandError, parse_command
 from gin_env.rules import Rules

@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-import agents
-from gin_env import actions, duel, engine, replay
+from gin_env import actions, agents, duel, engine, replay
 from gin_env.replay import Recorder, ReplayError
 from gin_env.rules import Rules
 from tests.scripted import make_deck

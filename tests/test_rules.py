@@ -1,4 +1,4 @@
-"""Rules presets and validation (RULES.md section 10)."""
+"""Rules presets and validation (docs/rules.md section 10)."""
 
 import dataclasses
 import pickle

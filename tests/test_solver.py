@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 from gin_env import cards, solver
 from tests.reference import brute_best_discard, brute_deadwood
 
-TESTDATA = Path(__file__).resolve().parents[2] / "shared" / "testdata"
+TESTDATA = Path(__file__).resolve().parent / "data"
 
 
 def _load(name):
     path = TESTDATA / name
     if not path.exists():
-        pytest.fail(f"oracle test data missing: {path} (../shared/testdata next to the project root)")
+        pytest.fail(f"oracle test data missing: {path} (tests/data/ of the repository)")
     with gzip.open(path, "rt") as f:
         return [json.loads(line) for line in f]
 

@@ -11,11 +11,13 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents  # noqa: E402
 import evaluate  # noqa: E402
 import train  # noqa: E402
-from agents import ppo  # noqa: E402
-from gin_env import duel  # noqa: E402
+from gin_env import (
+    agents,  # noqa: E402
+    duel,  # noqa: E402
+)
+from gin_env.agents import ppo  # noqa: E402
 from gin_env.batch_observation import batch_view  # noqa: E402
 from gin_env.env import GinRummyEnv  # noqa: E402
 from gin_env.observation import view  # noqa: E402

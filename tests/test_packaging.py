@@ -1,0 +1,33 @@
+"""The installed distribution claims one import name, ``gin_env``: the repository's agents/ folder is gin_env.agents."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def _run_outside_repo(code: str, tmp_path) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter whose path does not hold the repository root, as a user's would not."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_agents_import_only_under_gin_env(tmp_path):
+    result = _run_outside_repo(
+        "import importlib.util, gin_env.agents as a\n"
+        "print(importlib.util.find_spec('agents') is None, type(a.load('expert')).__module__)", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "gin_env.agents.expert"]
+
+
+def test_shipped_model_saved_under_the_old_module_name_loads(tmp_path):
+    """The shipped archive pickles its policy class as ``agents.networks.CardPolicy``; it must load without a
+    top-level ``agents`` package."""
+    pytest.importorskip("sb3_contrib")
+    result = _run_outside_repo(
+        "from gin_env import agents\n"
+        "print(type(agents.load('ppo').policy).__module__)", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "gin_env.agents.networks"
