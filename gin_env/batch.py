@@ -124,6 +124,58 @@ class HandBatch:
         self.big_gin = np.zeros(n, dtype=bool)
         self.wall_take = np.zeros(n, dtype=bool)
 
+    @classmethod
+    def from_states(cls, states) -> HandBatch:
+        """A batch of ``len(states)`` games, game ``i`` in scalar ``engine.HandState`` ``states[i]``: any phase,
+        mid-hand or over, for example determinizations of one player's view that a search plays on together. All
+        states must share one ``Rules``; each is checked with ``engine.validate`` first (``ValueError`` naming the
+        state otherwise). ``to_states`` gives them back."""
+        states = list(states)
+        if not states:
+            raise ValueError("from_states needs at least one state")
+        for i, state in enumerate(states):
+            if not isinstance(state, engine.HandState):
+                raise TypeError(f"state {i} is a {type(state).__name__}, not an engine.HandState")
+        rules = states[0].rules
+        for i, state in enumerate(states):
+            if state.rules != rules:
+                raise ValueError(f"state {i} plays under rules {state.rules.name!r}, state 0 under {rules.name!r}: "
+                                 "a batch has one Rules")
+            try:
+                engine.validate(state)
+            except AssertionError as error:
+                raise ValueError(f"state {i} is not a valid hand: {error}") from None
+        b = cls(rules, len(states))
+        b.version += 1
+        b.deck[:] = [state.deck for state in states]
+        for name in ("hands", "known", "discarded", "declined"):
+            getattr(b, name)[:] = [getattr(state, name) for state in states]
+        for name in ("stock_top", "dealer", "current", "phase", "taken", "both_passed", "must_knock",
+                     "initial_upcard", "knock_limit", "turns"):
+            getattr(b, name)[:] = [getattr(state, name) for state in states]
+        for i, state in enumerate(states):
+            b.pile[i, :len(state.pile)] = state.pile
+            b.pile_len[i] = len(state.pile)
+            if state.pile:
+                b.pile_top[i] = state.pile[-1]
+                b.pile_mask[i] = cards.to_mask(state.pile)
+            outcome = state.outcome
+            b.kind[i] = LIVE if outcome is None else KIND_NAMES.index(outcome.kind)
+            if outcome is not None and outcome.kind != "dead":
+                b.winner[i] = NO_PLAYER if outcome.winner is None else outcome.winner
+                b.points[i] = outcome.points
+                b.knocker[i] = outcome.knocker
+                b.knock_card[i] = outcome.knock_card
+                b.knocker_deadwood[i] = outcome.knocker_deadwood
+                b.defender_deadwood[i] = outcome.defender_deadwood
+        b._enter_discard(np.flatnonzero(b.phase == DISCARD))
+        b._enter_wall(np.flatnonzero(b.phase == WALL))
+        return b
+
+    def to_states(self) -> list[engine.HandState]:
+        """Every game as a scalar ``engine.HandState`` (``hand_state`` of each), the inverse of ``from_states``."""
+        return [self.hand_state(i) for i in range(self.n)]
+
     # -----------------------------------------------------------------------------------------------------------
     # Deal
     # -----------------------------------------------------------------------------------------------------------

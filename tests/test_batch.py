@@ -2,13 +2,14 @@
 rewards and outcomes (DESIGN.md "The batched engine"), and every game stays valid after every step."""
 
 import collections
+import dataclasses
 
 import numpy as np
 import pytest
 
 from gin_env import batch, cards, engine, observation, solver
 from gin_env.batch_observation import batch_view, encode_batch
-from gin_env.rules import Rules
+from gin_env.rules import PRESETS, Rules
 
 
 def knock_happy_action(state: engine.HandState, legal: np.ndarray, rng: np.random.Generator) -> int:
@@ -24,17 +25,26 @@ def knock_happy_action(state: engine.HandState, legal: np.ndarray, rng: np.rando
     return int(rng.choice(legal))
 
 
-def play_side_by_side(rules: Rules, n: int, seed: int, every_step: bool = True) -> collections.Counter:
+def play_side_by_side(rules: Rules, n: int, seed: int, every_step: bool = True,
+                      mid_hand: bool = False) -> collections.Counter:
     """Deal n hands to both engines and play them out with the same actions. After every step the legal masks
     must agree; with ``every_step`` so must the whole states and both players' observations, else the final states.
-    Returns the outcome kinds seen (plus "layoffs" for knocks where the defender laid off)."""
+    With ``mid_hand`` the scalar hands are first played some steps in (see ``mid_hand_states``) and the batch is
+    built from those states by ``HandBatch.from_states``. Returns the outcome kinds seen (plus "layoffs" for knocks
+    where the defender laid off)."""
     rng = np.random.default_rng(seed)
     decks = np.array([rng.permutation(cards.N_CARDS) for _ in range(n)])
     dealers = rng.integers(0, 2, n)
     scores = rng.integers(0, 120, (n, 2))
-    b = batch.HandBatch(rules, n)
-    b.deal(np.arange(n), decks, dealers)
-    states = [engine.new_hand(rules, deck=decks[i], dealer=int(dealers[i])) for i in range(n)]
+    if mid_hand:
+        states = mid_hand_states(rules, decks, dealers, rng)
+        assert any(state.phase == engine.WALL for state in states) or not rules.wall_upcard_knock
+        b = batch.HandBatch.from_states(states)
+        assert b.to_states() == states
+    else:
+        states = [engine.new_hand(rules, deck=decks[i], dealer=int(dealers[i])) for i in range(n)]
+        b = batch.HandBatch(rules, n)
+        b.deal(np.arange(n), decks, dealers)
     games = np.arange(n)
     while True:
         if every_step:
@@ -63,6 +73,61 @@ def play_side_by_side(rules: Rules, n: int, seed: int, every_step: bool = True) 
         expected_points = [s.outcome.player_points(player) for s in states]
         np.testing.assert_array_equal(b.player_points(games, np.full(n, player)), expected_points)
     return kinds
+
+
+def play_scalar(state: engine.HandState, steps: int, rng: np.random.Generator,
+                to_wall: bool = False) -> engine.HandState:
+    """``state`` after up to ``steps`` actions of ``knock_happy_action`` (fewer if the hand ends); ``to_wall``:
+    uniformly random legal actions instead, stopping at the wall (R38), which the knock-happy player rarely reaches."""
+    for _ in range(steps):
+        if state.phase == engine.OVER or (to_wall and state.phase == engine.WALL):
+            break
+        legal = np.flatnonzero(engine.legal_mask(state))
+        state = engine.step(state, int(rng.choice(legal)) if to_wall else knock_happy_action(state, legal, rng))
+    return state
+
+
+def mid_hand_states(rules: Rules, decks: np.ndarray, dealers: np.ndarray,
+                    rng: np.random.Generator) -> list[engine.HandState]:
+    """One state per deal: every fourth played at random to the wall, the others 0 to 60 knock-happy steps in."""
+    return [play_scalar(engine.new_hand(rules, deck=deck, dealer=int(dealer)),
+                        200 if i % 4 == 0 else int(rng.integers(0, 61)), rng, to_wall=i % 4 == 0)
+            for i, (deck, dealer) in enumerate(zip(decks, dealers))]
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_batches_from_mid_hand_states_match_scalar(preset):
+    """States of every phase, finished hands included, enter through ``HandBatch.from_states`` and play on in both
+    engines step by step, as a search plays continuations of positions."""
+    play_side_by_side(Rules.preset(preset), 120, seed=31, mid_hand=True)
+
+
+def test_from_states_enters_every_phase():
+    """Hands entering through ``from_states`` in every phase, the wall (R38) and finished hands included, come
+    back equal and with the scalar engine's legal masks (OpenSpiel's rules, which have the R38 wall decision)."""
+    rules = Rules.preset("openspiel")
+    rng = np.random.default_rng(31)
+    n = 400
+    states = mid_hand_states(rules, np.array([rng.permutation(cards.N_CARDS) for _ in range(n)]),
+                             rng.integers(0, 2, n), rng)
+    b = batch.HandBatch.from_states(states)
+    assert set(b.phase.tolist()) == set(range(len(engine.PHASE_NAMES)))
+    assert b.to_states() == states
+    np.testing.assert_array_equal(b.legal_masks(), [engine.legal_mask(s) for s in states])
+
+
+def test_from_states_rejects_bad_input():
+    rules = Rules.preset("standard")
+    rng = np.random.default_rng(2)
+    state = engine.new_hand(rules, rng)
+    with pytest.raises(ValueError, match="at least one state"):
+        batch.HandBatch.from_states([])
+    with pytest.raises(ValueError, match=r"state 1 plays under rules 'oklahoma'"):
+        batch.HandBatch.from_states([state, engine.new_hand(Rules.preset("oklahoma"), rng)])
+    with pytest.raises(ValueError, match=r"state 0 is not a valid hand: cards in no place \(R11\)"):
+        batch.HandBatch.from_states([dataclasses.replace(state, hands=(state.hands[0], 0))])
+    with pytest.raises(TypeError, match="state 0 is a tuple"):
+        batch.HandBatch.from_states([()])
 
 
 @pytest.mark.parametrize("preset", ["standard", "oklahoma", "openspiel", "foony"])
