@@ -24,16 +24,10 @@ class RandomAgent:
         """One uniformly random legal action per game of a batched view (action 0 where none is legal).
 
         As in ``act``, the pick is floor(u * n) among the n legal actions, found in the view's legal-action bit
-        strings: first the word that holds it, then the bit."""
+        strings."""
         bits = view.legal_bits
-        counts = np.bitwise_count(bits).astype(np.int64)
-        ends = np.cumsum(counts, axis=1)
-        total = ends[:, -1]
-        pick = (rng.random(total.size) * total).astype(np.int64)
-        word = (ends <= pick[:, None]).sum(axis=1)
-        word = np.minimum(word, bits.shape[1] - 1)  # only where no action is legal
-        rows = np.arange(total.size) * bits.shape[1] + word
-        action = 64 * word + nth_set_bit(bits.reshape(-1).take(rows), pick - (ends - counts).reshape(-1).take(rows))
+        total = np.bitwise_count(bits).sum(axis=1, dtype=np.int64)
+        action = nth_set_bit(bits, (rng.random(total.size) * total).astype(np.int64))
         return np.where(total > 0, action, 0)
 
     def __repr__(self) -> str:
