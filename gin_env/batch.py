@@ -79,7 +79,7 @@ def nth_set_bit(words: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 def _rows(games: np.ndarray, where: np.ndarray) -> np.ndarray:
     """The games where ``where`` holds (``games[where]``, without the cost of boolean indexing)."""
-    return games.take(np.flatnonzero(where))
+    return games.take(where.nonzero()[0])
 
 
 class HandBatch:
@@ -176,8 +176,8 @@ class HandBatch:
                 b.knock_card[i] = outcome.knock_card
                 b.knocker_deadwood[i] = outcome.knocker_deadwood
                 b.defender_deadwood[i] = outcome.defender_deadwood
-        b._enter_discard(np.flatnonzero(b.phase == DISCARD))
-        b._enter_wall(np.flatnonzero(b.phase == WALL))
+        b._enter_discard((b.phase == DISCARD).nonzero()[0])
+        b._enter_wall((b.phase == WALL).nonzero()[0])
         return b
 
     def to_states(self) -> list[engine.HandState]:
@@ -345,7 +345,7 @@ class HandBatch:
         else:
             legal = has_action(self.legal_bits(games) if legal_bits is None else legal_bits, checked) & in_range
         if not legal.all():
-            bad = int(np.flatnonzero(~legal)[0])
+            bad = int((~legal).nonzero()[0][0])
             try:
                 engine.step(self.hand_state(int(games[bad])), int(chosen[bad]))
             except engine.IllegalActionError as error:
@@ -355,15 +355,15 @@ class HandBatch:
         is_pass = chosen == PASS
         self._pass_offer(_rows(games, is_pass & (phase == OFFER)))
         self._pass_wall(_rows(games, is_pass & (phase == WALL)))
-        take = np.flatnonzero(chosen == TAKE_DISCARD)
+        take = (chosen == TAKE_DISCARD).nonzero()[0]
         took, drew = games.take(take), _rows(games, chosen == DRAW_STOCK)
         self._take(took, must_knock=phase.take(take) == WALL)
         self._draw(drew)
         # One solver pass for every player who now holds 11 cards, however the card came.
         self._enter_discard(np.concatenate([took, drew]))
-        discard = np.flatnonzero((chosen >= DISCARD_BASE) & (chosen < KNOCK_BASE))
+        discard = ((chosen >= DISCARD_BASE) & (chosen < KNOCK_BASE)).nonzero()[0]
         self._discard(games.take(discard), chosen.take(discard) - DISCARD_BASE)
-        knock = np.flatnonzero(chosen >= KNOCK_BASE)
+        knock = (chosen >= KNOCK_BASE).nonzero()[0]
         self._knock(games.take(knock), chosen.take(knock) - KNOCK_BASE)
         self._big_gin_end(_rows(games, chosen == BIG_GIN))
 
@@ -516,7 +516,7 @@ class HandBatch:
         out = np.zeros(games.size, dtype=np.int64)
         eleven = (self.phase[games] == DISCARD) & (self.current[games] == player)
         out[eleven] = self.best_deadwood[games[eleven]]
-        ten = np.flatnonzero(~eleven)
+        ten = (~eleven).nonzero()[0]
         if ten.size:
             out[ten] = solver.deadwood_of_masks(self.hands[games[ten], player[ten]])
         return out

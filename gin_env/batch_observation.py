@@ -154,7 +154,7 @@ class BatchView:
     def deadwood(self) -> np.ndarray:
         """Own deadwood: the least over allowed discards with 11 cards in hand, else of the holding (R7, R8)."""
         out = self._batch().best_deadwood.take(self._games)
-        ten = np.flatnonzero(~self._discarding)
+        ten = (~self._discarding).nonzero()[0]
         if ten.size:
             out[ten] = solver.deadwood_of_masks(self.hand.take(ten))
         return out

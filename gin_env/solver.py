@@ -530,7 +530,7 @@ def _expand_set_choices(packed: np.ndarray, prune: bool,
     Only hands holding some rank 3+ times are enumerated: the others (most hands) are copied as they are."""
     runs_pattern = packed if free is None else packed | free
     set_ranks = _set_ranks(_lanes(packed))
-    choosing = np.flatnonzero(set_ranks)
+    choosing = set_ranks.nonzero()[0]
     if not choosing.size:
         index = np.arange(packed.size)
         return runs_pattern, index, index
@@ -582,7 +582,7 @@ def _choice_removals(keys: np.ndarray, ranks: np.ndarray, counts: np.ndarray, su
     removal = options.take(keys[0].take(sub) * MAX_OPTIONS + choice) << ranks[0].take(sub)
     stride = counts[0].copy()
     for key, rank, count in zip(keys[1:], ranks[1:], counts[1:]):
-        rows = np.flatnonzero((rank != _NO_RANK).take(sub))
+        rows = (rank != _NO_RANK).take(sub).nonzero()[0]
         hand = sub.take(rows)
         choice = (t.take(rows) // stride.take(hand)) % count.take(hand)
         removal[rows] |= options.take(key.take(hand) * MAX_OPTIONS + choice) << rank.take(hand)
@@ -614,7 +614,7 @@ def _deadwood_chunk(packed: np.ndarray) -> np.ndarray:
     the others go through the set choices."""
     lanes = _lanes(packed)
     deadwood = RUN_DEADWOOD.take(lanes).sum(axis=0, dtype=np.int16)
-    choosing = np.flatnonzero(_set_ranks(lanes))
+    choosing = _set_ranks(lanes).nonzero()[0]
     if choosing.size:
         rest, _, offsets = _expand_set_choices(packed.take(choosing), prune=True)
         deadwood[choosing] = np.minimum.reduceat(_row_deadwood(rest), offsets)
@@ -623,7 +623,7 @@ def _deadwood_chunk(packed: np.ndarray) -> np.ndarray:
 
 def _starts(group: np.ndarray) -> np.ndarray:
     """Start index of each run of equal values in a sorted group-id array."""
-    return np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
+    return np.concatenate(([True], group[1:] != group[:-1])).nonzero()[0]
 
 
 def _defender_after_layoffs_batch(knocker: np.ndarray, defender: np.ndarray, rest: np.ndarray,
@@ -740,18 +740,18 @@ def _discard_phase_chunk(packed: np.ndarray, kept: np.ndarray, limits: np.ndarra
     kept_bit = card_bits(kept)
     knock_cards = np.zeros(packed.size, dtype=np.uint64)
     total = value + best_gain
-    needy = np.flatnonzero((best <= limits) | (best_cards == kept_bit))
+    needy = ((best <= limits) | (best_cards == kept_bit)).nonzero()[0]
     if needy.size:
         # The needy hands' rows; ``group``: each row's index into ``needy``; ``starts``: where each hand's rows begin.
         position = np.zeros(packed.size, dtype=np.int64)
         position[needy] = np.arange(needy.size)
         wanted = np.zeros(packed.size, dtype=bool)
         wanted[needy] = True
-        rows = np.flatnonzero(wanted.take(hand))
+        rows = wanted.take(hand).nonzero()[0]
         group = position.take(hand.take(rows))
         starts = _starts(group)
         per_card = _row_discard_deadwoods(lanes.take(rows, axis=1), total.take(rows))
-        held_back = np.flatnonzero(kept.take(needy).take(group) >= 0)
+        held_back = (kept.take(needy).take(group) >= 0).nonzero()[0]
         per_card[held_back, kept.take(needy).take(group.take(held_back))] = NOT_HELD
         # With the kept card out of reach, the least per-card value is the best allowed discard.
         least = np.minimum.reduceat(per_card.min(axis=1), starts)
@@ -797,11 +797,11 @@ def _showdown_chunk(knocker: np.ndarray, defender: np.ndarray, layoffs: bool) ->
     row_deadwood = _row_deadwood(rest)
     k = np.minimum.reduceat(row_deadwood, offsets)
     f = np.empty_like(k)
-    plain = np.flatnonzero(k == 0) if layoffs else np.arange(k.size)
+    plain = (k == 0).nonzero()[0] if layoffs else np.arange(k.size)
     if plain.size:
         f[plain] = _deadwood_chunk(defender.take(plain))
     if layoffs and plain.size < k.size:
-        arranged = np.flatnonzero((row_deadwood == k.take(game)) & (k.take(game) > 0))
+        arranged = ((row_deadwood == k.take(game)) & (k.take(game) > 0)).nonzero()[0]
         f[k > 0] = _defender_after_layoffs_batch(knocker, defender, rest.take(arranged), game.take(arranged))
     return k, f
 

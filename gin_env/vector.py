@@ -145,12 +145,12 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         in_range = (chosen >= 0) & (chosen < N_ACTIONS)
         legal = in_range & self._masks.reshape(-1).take(self._all * N_ACTIONS + np.where(in_range, chosen, 0))
         if not legal.all() and self.illegal_action == "raise":
-            bad = int(np.flatnonzero(~legal)[0])
+            bad = int((~legal).nonzero()[0][0])
             self.batch.step(np.array([bad]), chosen[bad:bad + 1])  # raises IllegalActionError naming the action
         rewards = self._pending.copy()
         self._pending[:] = 0.0
         self.steps += 1
-        ok = np.flatnonzero(legal)
+        ok = legal.nonzero()[0]
         if ok.size == self.num_envs:
             self.batch.step(ok, chosen, masks=self._masks)
         else:
@@ -158,12 +158,12 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         outcome_kind = np.full(self.num_envs, -1, dtype=np.int64)
         outcome_points = np.zeros(self.num_envs, dtype=np.int64)
         over = self._settle(ok, rewards, outcome_kind, outcome_points)
-        illegal = np.flatnonzero(~legal)
+        illegal = (~legal).nonzero()[0]
         rewards[illegal] = ILLEGAL_ACTION_REWARD * self.reward_scale
         terminated = over.copy()
         terminated[illegal] = True
         truncated = ~terminated & (self.max_steps is not None) & (self.steps >= (self.max_steps or 0))
-        done = np.flatnonzero(terminated | truncated)
+        done = (terminated | truncated).nonzero()[0]
         infos: dict = {}
         if done.size:
             infos["final_obs"], infos["_final_obs"] = self._final_obs(done), terminated | truncated
@@ -372,11 +372,11 @@ def _adapter_class():
         def step_wait(self):
             obs, rewards, terminated, truncated, info = self.venv.step(self._actions)
             infos: list[dict] = [{} for _ in range(self.num_envs)]
-            for i in np.flatnonzero(terminated | truncated):
+            for i in (terminated | truncated).nonzero()[0]:
                 infos[i]["terminal_observation"] = info["final_obs"][i]
                 infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
             if "_outcome_kind" in info:
-                for i in np.flatnonzero(info["_outcome_kind"]):
+                for i in info["_outcome_kind"].nonzero()[0]:
                     infos[i]["outcome_kind"] = info["outcome_kind"][i]
                     infos[i]["outcome_points"] = int(info["outcome_points"][i])
             return obs, rewards.astype(np.float32), terminated | truncated, infos
