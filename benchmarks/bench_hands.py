@@ -38,7 +38,8 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gin_env.env import GinRummyEnv  # noqa: E402  (after the path setup above, so a source checkout runs as is)
+from gin_env.batch import ACTION_WORDS, nth_set_bit  # noqa: E402  (after the path setup above: a checkout runs as is)
+from gin_env.env import GinRummyEnv  # noqa: E402
 from gin_env.vector import GinRummyVectorEnv  # noqa: E402
 
 #: A row: given a CPU-time budget in seconds, play and return how many hands it finished.
@@ -128,10 +129,13 @@ def gym_env(seed: int) -> Runner:
 
 
 def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of ``masks``."""
-    keys = rng.random(masks.shape, dtype=np.float32)
-    keys[~masks] = -1.0
-    return keys.argmax(axis=1)
+    """One uniformly random legal action per row of ``masks``: floor(u * n) among the row's n legal actions, found
+    in the mask packed to bits (a quarter of the cost of ranking 108 random keys per row at 1,024 games)."""
+    octets = np.zeros((masks.shape[0], 8 * ACTION_WORDS), dtype=np.uint8)
+    octets[:, :(masks.shape[1] + 7) // 8] = np.packbits(masks, axis=1, bitorder="little")
+    bits = octets.view("<u8")
+    total = np.bitwise_count(bits).sum(axis=1, dtype=np.int64)
+    return nth_set_bit(bits, (rng.random(total.size) * total).astype(np.int64))
 
 
 def vector_env(seed: int, n: int) -> Runner:

@@ -9,6 +9,8 @@ the scalar engine's ``validate`` and a differential test can check this implemen
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from gin_env import cards, engine, solver
@@ -75,6 +77,30 @@ def nth_set_bit(words: np.ndarray, n: np.ndarray) -> np.ndarray:
     flat = np.arange(k) * width + byte
     within = np.clip(n - (ends - counts).reshape(-1).take(flat), 0, 7)
     return 8 * byte + _NTH_IN_BYTE.take(octets.reshape(-1).take(flat).astype(np.int64) * 8 + within)
+
+
+class _ActionKind(enum.IntEnum):
+    """What an action does, for ``HandBatch.step`` to handle each kind in one pass over the games that chose it."""
+
+    DRAW = 0
+    TAKE = 1
+    PASS = 2
+    BIG_GIN = 3
+    DISCARD = 4
+    KNOCK = 5
+
+
+def _action_kinds() -> np.ndarray:
+    """The kind of each action id."""
+    kinds = np.empty(N_ACTIONS, dtype=np.intp)
+    kinds[[DRAW_STOCK, TAKE_DISCARD, PASS, BIG_GIN]] = [_ActionKind.DRAW, _ActionKind.TAKE, _ActionKind.PASS,
+                                                        _ActionKind.BIG_GIN]
+    kinds[DISCARD_BASE:KNOCK_BASE] = _ActionKind.DISCARD
+    kinds[KNOCK_BASE:] = _ActionKind.KNOCK
+    return kinds
+
+
+_ACTION_KINDS = _action_kinds()
 
 
 def _rows(games: np.ndarray, where: np.ndarray) -> np.ndarray:
@@ -351,21 +377,30 @@ class HandBatch:
             except engine.IllegalActionError as error:
                 raise engine.IllegalActionError(f"game {int(games[bad])}: {error}") from None
             raise AssertionError("batched and scalar legality disagree")  # the differential tests forbid this
-        phase = self.phase.take(games)
-        is_pass = chosen == PASS
-        self._pass_offer(_rows(games, is_pass & (phase == OFFER)))
-        self._pass_wall(_rows(games, is_pass & (phase == WALL)))
-        take = (chosen == TAKE_DISCARD).nonzero()[0]
-        took, drew = games.take(take), _rows(games, chosen == DRAW_STOCK)
-        self._take(took, must_knock=phase.take(take) == WALL)
-        self._draw(drew)
+        action_kind = _ACTION_KINDS.take(chosen)
+        present = np.bincount(action_kind, minlength=len(_ActionKind)).tolist()
+        if present[_ActionKind.PASS]:
+            phase = self.phase.take(games)
+            self._pass_offer(_rows(games, (action_kind == _ActionKind.PASS) & (phase == OFFER)))
+            self._pass_wall(_rows(games, (action_kind == _ActionKind.PASS) & (phase == WALL)))
+        took = drew = games[:0]
+        if present[_ActionKind.TAKE]:
+            take = (action_kind == _ActionKind.TAKE).nonzero()[0]
+            took = games.take(take)
+            self._take(took, must_knock=self.phase.take(took) == WALL)
+        if present[_ActionKind.DRAW]:
+            drew = _rows(games, action_kind == _ActionKind.DRAW)
+            self._draw(drew)
         # One solver pass for every player who now holds 11 cards, however the card came.
-        self._enter_discard(np.concatenate([took, drew]))
-        discard = ((chosen >= DISCARD_BASE) & (chosen < KNOCK_BASE)).nonzero()[0]
-        self._discard(games.take(discard), chosen.take(discard) - DISCARD_BASE)
-        knock = (chosen >= KNOCK_BASE).nonzero()[0]
-        self._knock(games.take(knock), chosen.take(knock) - KNOCK_BASE)
-        self._big_gin_end(_rows(games, chosen == BIG_GIN))
+        self._enter_discard(np.concatenate([took, drew]) if took.size and drew.size else took if took.size else drew)
+        if present[_ActionKind.DISCARD]:
+            discard = (action_kind == _ActionKind.DISCARD).nonzero()[0]
+            self._discard(games.take(discard), chosen.take(discard) - DISCARD_BASE)
+        if present[_ActionKind.KNOCK]:
+            knock = (action_kind == _ActionKind.KNOCK).nonzero()[0]
+            self._knock(games.take(knock), chosen.take(knock) - KNOCK_BASE)
+        if present[_ActionKind.BIG_GIN]:
+            self._big_gin_end(_rows(games, action_kind == _ActionKind.BIG_GIN))
 
     def _pass_offer(self, games: np.ndarray) -> None:
         """R13/R14."""
