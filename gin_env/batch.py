@@ -117,7 +117,10 @@ class HandBatch:
     ``initial_upcard``, ``knock_limit``, ``turns``; the outcome as ``kind``,
     ``winner``, ``points``, ``knocker``, ``knock_card``, ``knocker_deadwood``, ``defender_deadwood``. Cached for the
     player to act in the discard phase: ``best_deadwood`` and ``best_cards`` (least deadwood after a discard the
-    player may make, and the cards reaching it), ``knock_cards`` and ``big_gin``; at the wall, ``wall_take``."""
+    player may make, and the cards reaching it), ``knock_cards`` and ``big_gin``; at the wall, ``wall_take``.
+
+    The discard-phase cache is filled when first read, by one solver pass for every game then waiting on it, so
+    the draws of the two players in one env step (the learner's, then the opponent's) share a pass."""
 
     def __init__(self, rules: Rules, n: int):
         if n < 1:
@@ -152,10 +155,13 @@ class HandBatch:
         self.knock_card = np.full(n, NO_CARD, dtype=np.int64)
         self.knocker_deadwood = np.zeros(n, dtype=np.int64)
         self.defender_deadwood = np.zeros(n, dtype=np.int64)
-        self.best_deadwood = np.zeros(n, dtype=np.int64)
-        self.best_cards = np.zeros(n, dtype=np.uint64)
-        self.knock_cards = np.zeros(n, dtype=np.uint64)
-        self.big_gin = np.zeros(n, dtype=bool)
+        self._best_deadwood = np.zeros(n, dtype=np.int64)
+        self._best_cards = np.zeros(n, dtype=np.uint64)
+        self._knock_cards = np.zeros(n, dtype=np.uint64)
+        self._big_gin = np.zeros(n, dtype=bool)
+        #: Games in the discard phase whose cache is not filled yet, and whether there may be any.
+        self._unsolved = np.zeros(n, dtype=bool)
+        self._any_unsolved = False
         self.wall_take = np.zeros(n, dtype=bool)
 
     @classmethod
@@ -257,6 +263,7 @@ class HandBatch:
         self.knock_card[games] = NO_CARD
         self.knocker_deadwood[games] = 0
         self.defender_deadwood[games] = 0
+        self._unsolved[games] = False
         if eleven:
             self._enter_discard(games)
 
@@ -301,6 +308,7 @@ class HandBatch:
         """``legal_masks`` as bit strings: ``(k, ACTION_WORDS)`` uint64, bit ``a`` (least significant word first)
         set where action ``a`` is legal. Agents that look at a few actions read these rather than the masks."""
         games = np.arange(self.n) if games is None else np.asarray(games, dtype=np.int64)
+        self._solve_discard_phase(games)
         phase = self.phase.take(games)
         offer, draw, wall, discard = phase == OFFER, phase == DRAW, phase == WALL, phase == DISCARD
         take = offer | (draw & ~self.both_passed.take(games) & (self.pile_len.take(games) > 0)) | (
@@ -310,27 +318,59 @@ class HandBatch:
         no_card = ((draw_stock.astype(np.uint64) << np.uint64(DRAW_STOCK))
                    | (take.astype(np.uint64) << np.uint64(TAKE_DISCARD))
                    | ((offer | wall).astype(np.uint64) << np.uint64(PASS))
-                   | ((discard & self.big_gin.take(games)).astype(np.uint64) << np.uint64(BIG_GIN)))
+                   | ((discard & self._big_gin.take(games)).astype(np.uint64) << np.uint64(BIG_GIN)))
         hand = self.hands.reshape(-1).take(self._seats(games))
         discardable = np.where(discard & ~self.must_knock.take(games), hand & ~card_bits(self._kept_cards(games)),
                                _ZERO)
         bits = np.zeros((games.size, ACTION_WORDS), dtype="<u8")
         bits[:, 0] = no_card
         or_bits(bits, DISCARD_BASE, discardable)
-        or_bits(bits, KNOCK_BASE, np.where(discard, self.knock_cards.take(games), _ZERO))
+        or_bits(bits, KNOCK_BASE, np.where(discard, self._knock_cards.take(games), _ZERO))
         return bits
 
     def _enter_discard(self, games: np.ndarray) -> None:
-        """Cache what the discard phase needs for the 11 cards of the player to act: the least deadwood over the
-        cards that may leave the hand and those cards (R16), the cards that may knock (R20) and whether all 11 are
-        melded (R24)."""
+        """The player to act in ``games`` now holds 11 cards: their discard-phase cache is to be filled before it is
+        next read (``_solve_discard_phase``)."""
+        if games.size:
+            self._unsolved[games] = True
+            self._any_unsolved = True
+
+    def _solve_discard_phase(self, games: np.ndarray | None = None) -> None:
+        """If any of ``games`` (any game by default) waits on its discard-phase cache, fill it for every game that
+        waits, in one solver pass: the least deadwood over the cards that may leave the hand and those cards (R16),
+        the cards that may knock (R20) and whether all 11 are melded (R24)."""
+        if not self._any_unsolved or (games is not None and not self._unsolved.take(games).any()):
+            return
+        games = self._unsolved.nonzero()[0]
+        self._unsolved[games] = False
+        self._any_unsolved = False
         if not games.size:
             return
         phase = self._discard_phase(games, self.hands.reshape(-1).take(self._seats(games)), self._kept_cards(games))
-        self.best_deadwood[games] = phase.best_deadwood
-        self.best_cards[games] = phase.best_cards
-        self.knock_cards[games] = phase.knock_cards
-        self.big_gin[games] = phase.all_melded
+        self._best_deadwood[games] = phase.best_deadwood
+        self._best_cards[games] = phase.best_cards
+        self._knock_cards[games] = phase.knock_cards
+        self._big_gin[games] = phase.all_melded
+
+    @property
+    def best_deadwood(self) -> np.ndarray:
+        self._solve_discard_phase()
+        return self._best_deadwood
+
+    @property
+    def best_cards(self) -> np.ndarray:
+        self._solve_discard_phase()
+        return self._best_cards
+
+    @property
+    def knock_cards(self) -> np.ndarray:
+        self._solve_discard_phase()
+        return self._knock_cards
+
+    @property
+    def big_gin(self) -> np.ndarray:
+        self._solve_discard_phase()
+        return self._big_gin
 
     def _kept_cards(self, games: np.ndarray) -> np.ndarray:
         """The card R16 forbids discarding or knocking with in each game, NO_CARD when none."""
@@ -377,6 +417,9 @@ class HandBatch:
             except engine.IllegalActionError as error:
                 raise engine.IllegalActionError(f"game {int(games[bad])}: {error}") from None
             raise AssertionError("batched and scalar legality disagree")  # the differential tests forbid this
+        if self._any_unsolved:
+            # Games acting in the discard phase leave it now: a cache they wait on would never be read.
+            self._unsolved[games] = False
         action_kind = _ACTION_KINDS.take(chosen)
         present = np.bincount(action_kind, minlength=len(_ActionKind)).tolist()
         if present[_ActionKind.PASS]:
