@@ -103,6 +103,30 @@ def _action_kinds() -> np.ndarray:
 _ACTION_KINDS = _action_kinds()
 
 
+def _no_card_bits() -> np.ndarray:
+    """Word 0 of the legal-action bit string holding the four actions that name no card, by key ``16 * phase + 8 *
+    (the stock may be drawn) + 4 * (the pile may be taken in the draw) + 2 * (the top discard may be taken at the
+    wall) + (big gin)`` (R13, R15, R24, R37, R38); flags that do not apply to the phase are ignored."""
+    table = np.zeros(len(engine.PHASE_NAMES) * 16, dtype=np.uint64)
+    for phase in range(len(engine.PHASE_NAMES)):
+        for flags in range(16):
+            stock, pile, wall_take, big_gin = (flags >> 3) & 1, (flags >> 2) & 1, (flags >> 1) & 1, flags & 1
+            legal = {OFFER: [TAKE_DISCARD, PASS],
+                     DRAW: [DRAW_STOCK] * stock + [TAKE_DISCARD] * pile,
+                     WALL: [PASS] + [TAKE_DISCARD] * wall_take,
+                     DISCARD: [BIG_GIN] * big_gin}.get(phase, [])
+            table[16 * phase + flags] = sum(1 << a for a in legal)
+    return table
+
+
+_NO_CARD_BITS = _no_card_bits()
+# The legal-action bit string is two words: discards start in word 0, knocks straddle both (N_ACTIONS < 128).
+assert ACTION_WORDS == 2 and KNOCK_BASE < 64 < KNOCK_BASE + cards.N_CARDS
+_DISCARD_SHIFT = np.uint64(DISCARD_BASE)
+_KNOCK_SHIFT = np.uint64(KNOCK_BASE)
+_KNOCK_CARRY = np.uint64(64 - KNOCK_BASE)
+
+
 def _rows(games: np.ndarray, where: np.ndarray) -> np.ndarray:
     """The games where ``where`` holds (``games[where]``, without the cost of boolean indexing)."""
     return games.take(where.nonzero()[0])
@@ -310,22 +334,17 @@ class HandBatch:
         games = np.arange(self.n) if games is None else np.asarray(games, dtype=np.int64)
         self._solve_discard_phase(games)
         phase = self.phase.take(games)
-        offer, draw, wall, discard = phase == OFFER, phase == DRAW, phase == WALL, phase == DISCARD
-        take = offer | (draw & ~self.both_passed.take(games) & (self.pile_len.take(games) > 0)) | (
-            wall & self.wall_take.take(games))
-        draw_stock = draw & (self.stock_size(games) > self.rules.wall)
-        # The four actions that name no card, each one bit at its own id.
-        no_card = ((draw_stock.astype(np.uint64) << np.uint64(DRAW_STOCK))
-                   | (take.astype(np.uint64) << np.uint64(TAKE_DISCARD))
-                   | ((offer | wall).astype(np.uint64) << np.uint64(PASS))
-                   | ((discard & self._big_gin.take(games)).astype(np.uint64) << np.uint64(BIG_GIN)))
+        stock_ok = self.stock_top.take(games) < cards.N_CARDS - self.rules.wall
+        pile_ok = (self.pile_len.take(games) > 0) > self.both_passed.take(games)
+        key = phase * 16 + stock_ok * 8 + pile_ok * 4 + self.wall_take.take(games) * 2 + self._big_gin.take(games)
+        discard = phase == DISCARD
         hand = self.hands.reshape(-1).take(self._seats(games))
         discardable = np.where(discard & ~self.must_knock.take(games), hand & ~card_bits(self._kept_cards(games)),
                                _ZERO)
-        bits = np.zeros((games.size, ACTION_WORDS), dtype="<u8")
-        bits[:, 0] = no_card
-        or_bits(bits, DISCARD_BASE, discardable)
-        or_bits(bits, KNOCK_BASE, np.where(discard, self._knock_cards.take(games), _ZERO))
+        knock = np.where(discard, self._knock_cards.take(games), _ZERO)
+        bits = np.empty((games.size, ACTION_WORDS), dtype="<u8")
+        bits[:, 0] = _NO_CARD_BITS.take(key) | (discardable << _DISCARD_SHIFT) | (knock << _KNOCK_SHIFT)
+        bits[:, 1] = knock >> _KNOCK_CARRY
         return bits
 
     def _enter_discard(self, games: np.ndarray) -> None:
