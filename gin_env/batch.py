@@ -32,15 +32,6 @@ _ZERO = np.uint64(0)
 ACTION_WORDS = (N_ACTIONS + 63) // 64
 
 
-def or_bits(words: np.ndarray, offset: int, values: np.ndarray) -> None:
-    """OR ``values`` (uint64, up to 64 bits each) into each row of ``words`` ((k, w) uint64, one bit string per row,
-    least significant word first) at bit ``offset``."""
-    word, shift = divmod(offset, 64)
-    words[:, word] |= values << np.uint64(shift)
-    if shift and word + 1 < words.shape[1]:
-        words[:, word + 1] |= values >> np.uint64(64 - shift)
-
-
 def bits_to_masks(bits: np.ndarray) -> np.ndarray:
     """``(k, ACTION_WORDS)`` legal-action bit strings as ``(k, 108)`` bool masks."""
     return np.unpackbits(bits.view(np.uint8), axis=1, count=N_ACTIONS, bitorder="little").view(bool)

@@ -13,8 +13,8 @@ import functools
 import numpy as np
 
 from gin_env import cards, solver
-from gin_env.batch import NO_CARD, HandBatch, bits_to_masks, or_bits
-from gin_env.engine import DISCARD, OVER
+from gin_env.batch import NO_CARD, HandBatch, bits_to_masks
+from gin_env.engine import DISCARD, OVER, PHASE_NAMES
 from gin_env.observation import (
     DEADWOOD_SCALE,
     KNOCK_LIMIT_SCALE,
@@ -29,10 +29,22 @@ from gin_env.rules import STOCK_AFTER_DEAL
 from gin_env.solver import card_bits
 
 _FULL_DECK = np.uint64(cards.FULL_DECK)
-_ONE = np.uint64(1)
-_PLANE_OFFSETS = [OBS_LAYOUT[name].start for name in PLANES]
-#: The 0/1 entries (planes, phase, dealer flag) fit in this many 64-bit words.
-_BIT_WORDS = (N_BIT_ENTRIES + 63) // 64
+#: The card planes fill the encoding from entry 0, one after another, up to here.
+_PLANES_END = len(PLANES) * cards.N_CARDS
+assert [OBS_LAYOUT[name].start for name in PLANES] == list(range(0, _PLANES_END, cards.N_CARDS))
+
+
+def _phase_dealer_entries() -> np.ndarray:
+    """The entries from ``_PLANES_END`` to ``N_BIT_ENTRIES`` (the phase one-hot, then the dealer flag), as float32
+    rows indexed by ``2 * phase + is_dealer``."""
+    rows = np.zeros((len(PHASE_NAMES), 2, N_BIT_ENTRIES - _PLANES_END), dtype=np.float32)
+    for phase in range(len(PHASE_NAMES)):
+        rows[phase, :, OBS_LAYOUT["phase"].start - _PLANES_END + phase] = 1.0
+        rows[phase, 1, OBS_LAYOUT["is_dealer"].start - _PLANES_END] = 1.0
+    return rows.reshape(-1, N_BIT_ENTRIES - _PLANES_END)
+
+
+_PHASE_DEALER_ENTRIES = _phase_dealer_entries()
 
 
 class BatchView:
@@ -177,19 +189,16 @@ def encode_batch(v: BatchView, out: np.ndarray | None = None) -> np.ndarray:
     """``(k, OBS_SIZE)`` float32: row i equals ``observation.encode`` of game i's ``PlayerView``. ``out``: a
     ``(k, OBS_SIZE)`` float32 array to write into (and return) instead of a new one.
 
-    As in ``observation.encode``, every 0/1 entry is first laid out as one bit string per row (here six uint64
-    words, each 52-card plane shifted to its offset), then unpacked in a single call."""
+    The seven 52-card planes lie end to end from entry 0, so they are unpacked in one call from their masks side
+    by side; the phase and dealer entries come from one table row per (phase, dealer)."""
     k = v.player.size
-    words = np.zeros((k, _BIT_WORDS), dtype="<u8")
-    planes = (v.hand, card_bits(v.top_discard), v.pile_rest, v.opponent_known, v.opponent_discards,
-              v.opponent_declined, v.unseen)
-    for offset, plane in zip(_PLANE_OFFSETS, planes):
-        or_bits(words, offset, plane)
-    or_bits(words, OBS_LAYOUT["phase"].start, np.left_shift(_ONE, v.phase.astype(np.uint64)))
-    or_bits(words, OBS_LAYOUT["is_dealer"].start, v.is_dealer.astype(np.uint64))
+    planes = np.stack([v.hand, card_bits(v.top_discard), v.pile_rest, v.opponent_known, v.opponent_discards,
+                       v.opponent_declined, v.unseen], axis=1).astype("<u8", copy=False)
     if out is None:
         out = np.empty((k, OBS_SIZE), dtype=np.float32)
-    out[:, :N_BIT_ENTRIES] = np.unpackbits(words.view(np.uint8), axis=1, count=N_BIT_ENTRIES, bitorder="little")
+    out[:, :_PLANES_END] = np.unpackbits(planes.view(np.uint8).reshape(k, len(PLANES), 8), axis=2,
+                                         count=cards.N_CARDS, bitorder="little").reshape(k, _PLANES_END)
+    out[:, _PLANES_END:N_BIT_ENTRIES] = _PHASE_DEALER_ENTRIES.take(v.phase * 2 + v.is_dealer, axis=0)
     out[:, OBS_LAYOUT["stock_size"].start] = v.stock_size / STOCK_AFTER_DEAL
     out[:, OBS_LAYOUT["knock_limit"].start] = v.knock_limit / KNOCK_LIMIT_SCALE
     out[:, OBS_LAYOUT["deadwood"].start] = v.deadwood / DEADWOOD_SCALE
@@ -198,4 +207,3 @@ def encode_batch(v: BatchView, out: np.ndarray | None = None) -> np.ndarray:
     # Single-hand episodes keep every score at 0: skip the float work then.
     out[:, OBS_LAYOUT["scores"]] = np.minimum(scores / target, 1.0) if target and scores.any() else 0.0
     return out
-
