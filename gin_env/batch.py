@@ -9,8 +9,6 @@ the scalar engine's ``validate`` and a differential test can check this implemen
 
 from __future__ import annotations
 
-import enum
-
 import numpy as np
 
 from gin_env import cards, engine, solver
@@ -70,24 +68,16 @@ def nth_set_bit(words: np.ndarray, n: np.ndarray) -> np.ndarray:
     return 8 * byte + _NTH_IN_BYTE.take(octets.reshape(-1).take(flat).astype(np.int64) * 8 + within)
 
 
-class _ActionKind(enum.IntEnum):
-    """What an action does, for ``HandBatch.step`` to handle each kind in one pass over the games that chose it."""
-
-    DRAW = 0
-    TAKE = 1
-    PASS = 2
-    BIG_GIN = 3
-    DISCARD = 4
-    KNOCK = 5
+#: What an action does, for ``HandBatch.step`` to handle each kind in one pass over the games that chose it.
+_DRAWS, _TAKES, _PASSES, _BIG_GINS, _DISCARDS, _KNOCKS = range(6)
 
 
 def _action_kinds() -> np.ndarray:
     """The kind of each action id."""
     kinds = np.empty(N_ACTIONS, dtype=np.intp)
-    kinds[[DRAW_STOCK, TAKE_DISCARD, PASS, BIG_GIN]] = [_ActionKind.DRAW, _ActionKind.TAKE, _ActionKind.PASS,
-                                                        _ActionKind.BIG_GIN]
-    kinds[DISCARD_BASE:KNOCK_BASE] = _ActionKind.DISCARD
-    kinds[KNOCK_BASE:] = _ActionKind.KNOCK
+    kinds[[DRAW_STOCK, TAKE_DISCARD, PASS, BIG_GIN]] = [_DRAWS, _TAKES, _PASSES, _BIG_GINS]
+    kinds[DISCARD_BASE:KNOCK_BASE] = _DISCARDS
+    kinds[KNOCK_BASE:] = _KNOCKS
     return kinds
 
 
@@ -431,29 +421,29 @@ class HandBatch:
             # Games acting in the discard phase leave it now: a cache they wait on would never be read.
             self._unsolved[games] = False
         action_kind = _ACTION_KINDS.take(chosen)
-        present = np.bincount(action_kind, minlength=len(_ActionKind)).tolist()
-        if present[_ActionKind.PASS]:
+        present = np.bincount(action_kind, minlength=_KNOCKS + 1).tolist()
+        if present[_PASSES]:
             phase = self.phase.take(games)
-            self._pass_offer(_rows(games, (action_kind == _ActionKind.PASS) & (phase == OFFER)))
-            self._pass_wall(_rows(games, (action_kind == _ActionKind.PASS) & (phase == WALL)))
+            self._pass_offer(_rows(games, (action_kind == _PASSES) & (phase == OFFER)))
+            self._pass_wall(_rows(games, (action_kind == _PASSES) & (phase == WALL)))
         took = drew = games[:0]
-        if present[_ActionKind.TAKE]:
-            take = (action_kind == _ActionKind.TAKE).nonzero()[0]
+        if present[_TAKES]:
+            take = (action_kind == _TAKES).nonzero()[0]
             took = games.take(take)
             self._take(took, must_knock=self.phase.take(took) == WALL)
-        if present[_ActionKind.DRAW]:
-            drew = _rows(games, action_kind == _ActionKind.DRAW)
+        if present[_DRAWS]:
+            drew = _rows(games, action_kind == _DRAWS)
             self._draw(drew)
         # One solver pass for every player who now holds 11 cards, however the card came.
         self._enter_discard(np.concatenate([took, drew]) if took.size and drew.size else took if took.size else drew)
-        if present[_ActionKind.DISCARD]:
-            discard = (action_kind == _ActionKind.DISCARD).nonzero()[0]
+        if present[_DISCARDS]:
+            discard = (action_kind == _DISCARDS).nonzero()[0]
             self._discard(games.take(discard), chosen.take(discard) - DISCARD_BASE)
-        if present[_ActionKind.KNOCK]:
-            knock = (action_kind == _ActionKind.KNOCK).nonzero()[0]
+        if present[_KNOCKS]:
+            knock = (action_kind == _KNOCKS).nonzero()[0]
             self._knock(games.take(knock), chosen.take(knock) - KNOCK_BASE)
-        if present[_ActionKind.BIG_GIN]:
-            self._big_gin_end(_rows(games, action_kind == _ActionKind.BIG_GIN))
+        if present[_BIG_GINS]:
+            self._big_gin_end(_rows(games, action_kind == _BIG_GINS))
 
     def _pass_offer(self, games: np.ndarray) -> None:
         """R13/R14."""

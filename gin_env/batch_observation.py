@@ -8,8 +8,6 @@ checks. Batched agents read the :class:`BatchView`; learners read the encoding.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from gin_env import cards, solver
@@ -47,6 +45,26 @@ def _phase_dealer_entries() -> np.ndarray:
 _PHASE_DEALER_ENTRIES = _phase_dealer_entries()
 
 
+class _computed_once:  # noqa: N801 - used as a decorator, like functools.cached_property
+    """``functools.cached_property`` without its lock (Python 3.11 takes one on every first read, which costs
+    more than most fields here): the value is computed on the first read and stored on the instance, which then
+    shadows this non-data descriptor."""
+
+    def __init__(self, compute):
+        self._compute = compute
+        self.__doc__ = compute.__doc__
+        self._name = compute.__name__
+
+    def __set_name__(self, owner, name: str) -> None:
+        self._name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self._name] = self._compute(instance)
+        return value
+
+
 class BatchView:
     """``PlayerView`` for k games at once: one array entry per game (card sets as uint64 masks).
 
@@ -68,7 +86,7 @@ class BatchView:
             raise RuntimeError("stale BatchView: the batch has changed since the view was made; make a new view")
         return self._b
 
-    @functools.cached_property
+    @_computed_once
     def _seat(self) -> np.ndarray:
         """Index of (game, viewer) in the batch's flattened per-player arrays; ``^ 1`` gives the opponent's."""
         return self._games * 2 + self.player
@@ -79,66 +97,66 @@ class BatchView:
     def _opponents(self, table: np.ndarray) -> np.ndarray:
         return table.reshape(-1).take(self._seat ^ 1)
 
-    @functools.cached_property
+    @_computed_once
     def phase(self) -> np.ndarray:
         return self._batch().phase.take(self._games)
 
-    @functools.cached_property
+    @_computed_once
     def hand(self) -> np.ndarray:
         return self._own(self._batch().hands)
 
-    @functools.cached_property
+    @_computed_once
     def top_discard(self) -> np.ndarray:
         return self._batch().top_discard(self._games)
 
-    @functools.cached_property
+    @_computed_once
     def pile_rest(self) -> np.ndarray:
         return self._batch().pile_mask.take(self._games) & ~card_bits(self.top_discard)
 
-    @functools.cached_property
+    @_computed_once
     def opponent_known(self) -> np.ndarray:
         return self._opponents(self._batch().known)
 
-    @functools.cached_property
+    @_computed_once
     def opponent_discards(self) -> np.ndarray:
         return self._opponents(self._batch().discarded)
 
-    @functools.cached_property
+    @_computed_once
     def opponent_declined(self) -> np.ndarray:
         return self._opponents(self._batch().declined)
 
-    @functools.cached_property
+    @_computed_once
     def unseen(self) -> np.ndarray:
         seen = self.hand | self.pile_rest | self.opponent_known | card_bits(self.top_discard)
         return _FULL_DECK & ~seen
 
-    @functools.cached_property
+    @_computed_once
     def stock_size(self) -> np.ndarray:
         return self._batch().stock_size(self._games)
 
-    @functools.cached_property
+    @_computed_once
     def knock_limit(self) -> np.ndarray:
         return self._batch().knock_limit.take(self._games)
 
-    @functools.cached_property
+    @_computed_once
     def to_act(self) -> np.ndarray:
         """True where this player has a decision to make now."""
         return (self._batch().current.take(self._games) == self.player) & (self.phase != OVER)
 
-    @functools.cached_property
+    @_computed_once
     def _discarding(self) -> np.ndarray:
         """True where this player is to act in the discard phase (holds 11 cards)."""
         return self.to_act & (self.phase == DISCARD)
 
-    @functools.cached_property
+    @_computed_once
     def taken(self) -> np.ndarray:
         return np.where(self.to_act, self._batch().taken.take(self._games), NO_CARD)
 
-    @functools.cached_property
+    @_computed_once
     def is_dealer(self) -> np.ndarray:
         return self._batch().dealer.take(self._games) == self.player
 
-    @functools.cached_property
+    @_computed_once
     def scores(self) -> np.ndarray:
         """(k, 2): own and opponent's match scores."""
         if self._scores is None:
@@ -147,22 +165,22 @@ class BatchView:
         own = np.arange(self._games.size) * 2 + self.player
         return np.stack([flat.take(own), flat.take(own ^ 1)], axis=1)
 
-    @functools.cached_property
+    @_computed_once
     def legal_mask(self) -> np.ndarray:
         return bits_to_masks(self.legal_bits)
 
-    @functools.cached_property
+    @_computed_once
     def legal_bits(self) -> np.ndarray:
         """``legal_mask`` as bit strings (see ``HandBatch.legal_bits``), for agents that read a few actions."""
         bits = self._batch().legal_bits(self._games)
         return bits if self.to_act.all() else np.where(self.to_act[:, None], bits, np.uint64(0))
 
-    @functools.cached_property
+    @_computed_once
     def best_cards(self) -> np.ndarray:
         # The engine's cache belongs to whoever last entered the discard phase: read it only for this player's own.
         return np.where(self._discarding, self._batch().best_cards.take(self._games), np.uint64(0))
 
-    @functools.cached_property
+    @_computed_once
     def deadwood(self) -> np.ndarray:
         """Own deadwood: the least over allowed discards with 11 cards in hand, else of the holding (R7, R8)."""
         out = self._batch().best_deadwood.take(self._games)
