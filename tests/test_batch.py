@@ -190,3 +190,36 @@ def test_illegal_action_names_the_game_and_changes_nothing():
     with pytest.raises(engine.IllegalActionError, match=r"game 1: illegal action DRAW_STOCK in phase 'offer'"):
         b.step(np.array([0, 1]), np.array([engine.PASS, engine.DRAW_STOCK]))
     assert [b.hand_state(i) for i in range(2)] == before
+
+
+def test_discard_phase_cache_filled_later_matches_scalar():
+    """The discard-phase answers (knocks, big gin, best discards) are worked out when first read, for every game
+    then waiting: here each round steps the live games in two calls before anything is read, as the vector env
+    steps the learner's games and then the opponent's, and the masks and observations still match the scalar
+    engine."""
+    rules = Rules.preset("openspiel")
+    n = 120
+    rng = np.random.default_rng(41)
+    decks = np.array([rng.permutation(cards.N_CARDS) for _ in range(n)])
+    dealers = rng.integers(0, 2, n)
+    b = batch.HandBatch(rules, n)
+    b.deal(np.arange(n), decks, dealers)
+    states = [engine.new_hand(rules, deck=decks[i], dealer=int(dealers[i])) for i in range(n)]
+    masks = b.legal_masks()
+    while True:
+        live = np.array([i for i in range(n) if states[i].phase != engine.OVER], dtype=np.int64)
+        if live.size == 0:
+            break
+        chosen = np.array([knock_happy_action(states[i], np.flatnonzero(masks[i]), rng) for i in live])
+        for part in (slice(0, live.size // 2), slice(live.size // 2, None)):
+            b.step(live[part], chosen[part], masks=masks[live[part]])
+        for i, action in zip(live, chosen):
+            states[i] = engine.step(states[i], int(action))
+        current = np.array([s.current for s in states])
+        encoded = encode_batch(batch_view(b, np.arange(n), current))
+        masks = b.legal_masks()
+        for i in range(n):
+            assert np.array_equal(masks[i], engine.legal_mask(states[i])), f"mask of game {i}"
+            expected = observation.encode(observation.view(states[i], int(current[i])))
+            assert np.array_equal(encoded[i], expected), f"observation of game {i}"
+    assert b.to_states() == states
