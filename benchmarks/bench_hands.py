@@ -248,7 +248,7 @@ def plot(rates: dict[str, float], sizes: list[int], path: str) -> None:
         if name in rates:
             ax.axhline(rates[name], color="gray", linestyle=style, label=name)
     if OPENSPIEL in rates:
-        floors = [FLOORS[vector_name(n)] for n in sizes]
+        floors = [FLOORS.get(vector_name(n)) for n in sizes]
         ax.plot([n for n, f in zip(sizes, floors) if f], [f * rates[OPENSPIEL] for f in floors if f], "v",
                 color="tab:red", label="floor (x OpenSpiel)")
     ax.set_xscale("log", base=2)
