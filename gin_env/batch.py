@@ -191,7 +191,6 @@ class HandBatch:
             except AssertionError as error:
                 raise ValueError(f"state {i} is not a valid hand: {error}") from None
         b = cls(rules, len(states))
-        b.version += 1
         b.deck[:] = [state.deck for state in states]
         for name in ("hands", "known", "discarded", "declined"):
             getattr(b, name)[:] = [getattr(state, name) for state in states]

@@ -46,8 +46,8 @@ _PHASE_DEALER_ENTRIES = _phase_dealer_entries()
 
 
 class _computed_once:  # noqa: N801 - used as a decorator, like functools.cached_property
-    """``functools.cached_property`` without its lock (Python 3.11 takes one on every first read, which costs
-    more than most fields here): the value is computed on the first read and stored on the instance, which then
+    """``functools.cached_property`` without its lock (before Python 3.12 it takes one on every first read, which
+    costs more than most fields here): the value is computed on the first read and stored on the instance, which then
     shadows this non-data descriptor."""
 
     def __init__(self, compute):
