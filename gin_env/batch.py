@@ -119,8 +119,8 @@ class HandBatch:
     Fields mirror ``engine.HandState``: ``deck`` (n, 52), ``hands``/``known``/``discarded``/``declined`` (n, 2) card
     masks, ``stock_top``, ``pile`` (n, 52) with ``pile_len``, ``pile_mask`` (the same cards as a mask) and
     ``pile_top`` (its top card), ``dealer``, ``current``, ``phase``, ``taken``, ``both_passed``, ``must_knock``,
-    ``initial_upcard``, ``knock_limit``, ``turns``; the outcome as ``kind``,
-    ``winner``, ``points``, ``knocker``, ``knock_card``, ``knocker_deadwood``, ``defender_deadwood``. Cached for the
+    ``initial_upcard``, ``knock_limit``, ``turns``; the outcome as ``kind`` (with ``capped``: a dead hand ended by the
+    turn cap, R19), ``winner``, ``points``, ``knocker``, ``knock_card``, ``knocker_deadwood``, ``defender_deadwood``. Cached for the
     player to act in the discard phase: ``best_deadwood`` and ``best_cards`` (least deadwood after a discard the
     player may make, and the cards reaching it), ``knock_cards`` and ``big_gin``; at the wall, ``wall_take``.
 
@@ -154,6 +154,7 @@ class HandBatch:
         self.knock_limit = np.zeros(n, dtype=np.int64)
         self.turns = np.zeros(n, dtype=np.int64)
         self.kind = np.full(n, DEAD, dtype=np.int64)
+        self.capped = np.zeros(n, dtype=bool)
         self.winner = np.full(n, NO_PLAYER, dtype=np.int64)
         self.points = np.zeros(n, dtype=np.int64)
         self.knocker = np.full(n, NO_PLAYER, dtype=np.int64)
@@ -261,6 +262,7 @@ class HandBatch:
         self.knock_limit[games] = self._hand_knock_limits(upcard) if not eleven else self.rules.knock_limit
         self.turns[games] = 0
         self.kind[games] = LIVE
+        self.capped[games] = False
         self.winner[games] = NO_PLAYER
         self.points[games] = 0
         self.knocker[games] = NO_PLAYER
@@ -523,6 +525,7 @@ class HandBatch:
             self._end_dead(_rows(games, capped))
         else:
             self._end_dead(_rows(games, capped | at_wall))
+        self.capped[_rows(games, capped)] = True
 
     def _end_dead(self, games: np.ndarray) -> None:
         self.phase[games] = OVER
@@ -604,7 +607,10 @@ class HandBatch:
         rules = self.rules
         outcome = None
         if self.phase[i] == OVER:
-            outcome = engine.DEAD_OUTCOME if self.kind[i] == DEAD else self._scalar_outcome(i)
+            if self.kind[i] == DEAD:
+                outcome = engine.CAPPED_OUTCOME if self.capped[i] else engine.DEAD_OUTCOME
+            else:
+                outcome = self._scalar_outcome(i)
         return engine.HandState(
             rules=rules, deck=tuple(self.deck[i].tolist()), hands=pair(self.hands),
             stock_top=int(self.stock_top[i]), pile=tuple(self.pile[i, :self.pile_len[i]].tolist()),

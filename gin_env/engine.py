@@ -31,7 +31,8 @@ NO_CARD = -1
 
 @dataclass(frozen=True, slots=True)
 class HandOutcome:
-    """How a hand ended and who scores what (R30-R35, R37, R47)."""
+    """How a hand ended and who scores what (R30-R35, R37, R47). ``capped`` marks a dead hand ended by the turn cap
+    (R19) rather than by the wall (R37, R38)."""
 
     kind: str
     winner: int | None
@@ -42,6 +43,7 @@ class HandOutcome:
     defender_deadwood: int | None
     layoffs: tuple[int, ...]
     knocker_melds: tuple[tuple[int, ...], ...]
+    capped: bool = False
 
     def player_points(self, player: int) -> int:
         """Signed, zero-sum hand points of ``player``: +points for the winner, -points for the other."""
@@ -52,6 +54,8 @@ class HandOutcome:
 
 DEAD_OUTCOME = HandOutcome(kind="dead", winner=None, points=0, knocker=None, knock_card=NO_CARD,
                            knocker_deadwood=None, defender_deadwood=None, layoffs=(), knocker_melds=())
+#: A dead hand ended by the turn cap (R19).
+CAPPED_OUTCOME = dataclasses.replace(DEAD_OUTCOME, capped=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,17 +119,15 @@ def new_hand(rules: Rules, rng: np.random.Generator | None = None, *, dealer: in
              deck=None) -> HandState:
     """Deal one hand (R10, or RLCard's 11-card deal when ``deal_mode == "eleven"``).
 
-    ``deck`` is the deal order (52 card ids, index 0 on top); without it the deck is shuffled with ``rng``."""
-    if dealer not in (0, 1):
-        raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+    ``deck`` is the deal order, index 0 on top: 52 card ids or card names, or one string of names (``"AS 2S ..."``);
+    without it the deck is shuffled with ``rng``."""
+    dealer = player_index(dealer, "dealer")
     if deck is None:
         if rng is None:
             raise ValueError("new_hand needs a numpy Generator (rng) or an explicit deck")
         deck = tuple(rng.permutation(cards.N_CARDS).tolist())
     else:
-        deck = tuple(int(c) for c in deck)
-        if sorted(deck) != list(range(cards.N_CARDS)):
-            raise ValueError("deck must be a permutation of the 52 card ids 0..51")
+        deck = deck_ids(deck)
     non_dealer = 1 - dealer
     non_dealer_hand = cards.to_mask(deck[0:DEALT:2])
     dealer_hand = cards.to_mask(deck[1:DEALT:2])
@@ -143,6 +145,47 @@ def new_hand(rules: Rules, rng: np.random.Generator | None = None, *, dealer: in
         rules=rules, deck=deck, hands=hands, stock_top=DEALT + 1, pile=pile, dealer=dealer, current=non_dealer,
         phase=phase, taken=NO_CARD, both_passed=False, must_knock=False, initial_upcard=initial_upcard,
         knock_limit=knock_limit, turns=0, known=(0, 0), discarded=(0, 0), declined=(0, 0), outcome=None)
+
+
+def player_index(value, name: str) -> int:
+    """``value`` as a player index 0 or 1: any integer type is accepted (numpy ones too), anything else (floats,
+    bools, strings) raises an error that names the argument ``name``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be the integer 0 or 1, got {value!r}")
+    try:
+        index = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be the integer 0 or 1, got {value!r} ({type(value).__name__})") from None
+    if index not in (0, 1):
+        raise ValueError(f"{name} must be 0 or 1, got {index}")
+    return index
+
+
+def deck_ids(deck) -> tuple[int, ...]:
+    """A deal order as 52 card ids: from ids (any integer type), card names, or one string of names. Anything else,
+    or a deck that is not a permutation of the 52 cards, raises an error naming the problem."""
+    if isinstance(deck, str):
+        return deck_ids(cards.parse(deck))
+    if isinstance(deck, np.ndarray) and deck.ndim != 1:
+        raise ValueError(f"deck must be one sequence of 52 cards, got an array of shape {deck.shape}")
+    try:
+        items = list(deck)
+    except TypeError:
+        raise TypeError(f"deck must be 52 card ids or card names (or one string of names), got {deck!r}") from None
+    ids = []
+    for c in items:
+        if isinstance(c, str):
+            ids.append(cards.card(c))
+        elif isinstance(c, (bool, np.bool_)):
+            raise TypeError(f"deck holds {c!r}: cards are ids 0..51 or names such as 'TD'")
+        else:
+            try:
+                ids.append(operator.index(c))
+            except TypeError:
+                raise TypeError(f"deck holds {c!r}: cards are ids 0..51 or names such as 'TD'") from None
+    if sorted(ids) != list(range(cards.N_CARDS)):
+        raise ValueError("deck must be a permutation of the 52 cards (ids 0..51), each exactly once")
+    return tuple(ids)
 
 
 def stock_size(state: HandState) -> int:
@@ -254,11 +297,12 @@ def _illegal(state: HandState, action) -> IllegalActionError:
 def step(state: HandState, action) -> HandState:
     """Apply one action and return the new state (pure). Illegal actions raise :class:`IllegalActionError`.
 
+    A non-integer action (a float, a string, an array) raises ``TypeError``: it is a caller's mistake, not a move.
     Legality is checked per action, not by building the whole mask, because this is the RL hot path."""
     try:
         action = operator.index(action)
     except TypeError:
-        raise _illegal(state, action) from None
+        raise TypeError(f"an action must be an integer action id, got {action!r} ({type(action).__name__})") from None
     phase = state.phase
     if phase == OFFER:
         return _step_offer(state, action)
@@ -340,7 +384,8 @@ def _discard(state: HandState, c: int) -> HandState:
     turns = state.turns + 1
     rules = state.rules
     # The turn cap (R19) ends the hand outright, before the wall could offer anything (R38).
-    if rules.max_turns is not None and turns >= rules.max_turns:
+    capped = rules.max_turns is not None and turns >= rules.max_turns
+    if capped:
         phase = OVER
     elif stock_size(state) <= rules.wall:
         phase = WALL if rules.wall_upcard_knock else OVER
@@ -350,7 +395,7 @@ def _discard(state: HandState, c: int) -> HandState:
     return HandState(s.rules, s.deck, _pair(s.hands, p, s.hands[p] ^ bit), s.stock_top, s.pile + (c,), s.dealer,
                      1 - p, phase, NO_CARD, s.both_passed, s.must_knock, s.initial_upcard, s.knock_limit, turns,
                      _pair(s.known, p, s.known[p] & ~bit), _pair(s.discarded, p, s.discarded[p] | bit), s.declined,
-                     DEAD_OUTCOME if phase == OVER else None)
+                     None if phase != OVER else CAPPED_OUTCOME if capped else DEAD_OUTCOME)
 
 
 def _step_wall(state: HandState, action: int) -> HandState:
@@ -517,6 +562,10 @@ def _check_flags(state: HandState) -> None:
         raise AssertionError("outcome must be set exactly when the hand is over")
     if rules.max_turns is not None and state.turns > rules.max_turns:
         raise AssertionError(f"turns {state.turns} past max_turns {rules.max_turns} (R19)")
+    at_cap = rules.max_turns is not None and state.turns == rules.max_turns
+    if state.outcome is not None and state.outcome.capped != (at_cap and state.outcome.kind == "dead"):
+        raise AssertionError(f"outcome capped={state.outcome.capped} but {state.turns} discards of max_turns "
+                             f"{rules.max_turns} (R19)")
     knock_card = NO_CARD if state.outcome is None else state.outcome.knock_card
     if knock_card != NO_CARD and state.pile[-1:] != (knock_card,):
         raise AssertionError("the knock card is not on top of the pile (R21)")

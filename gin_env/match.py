@@ -1,7 +1,7 @@
-"""A game of Gin Rummy to the target score (docs/rules.md R9, R39-R44).
+"""A game of Gin Rummy to the target score (docs/rules.md R9, R19a, R39-R44).
 
-This module owns what lies between hands: the first dealer, running scores and hands won, when the game ends, who
-deals next, and the final totals with game, box and shutout bonuses. One hand is ``engine``'s job.
+This module owns what lies between hands: the first dealer, running scores and hands won, when the game ends (at the
+target, or abandoned after ``max_dead_hands`` dead hands in a row), who deals next, and the final totals with game, box and shutout bonuses. One hand is ``engine``'s job.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ class MatchState:
 
     ``scores`` are hand points toward the target (R40), without end-of-game bonuses. ``dealer`` deals ``hand``, the
     hand in play. Once the game is over, ``hand`` is the finished last hand when it was played through
-    :func:`step`, and None when the last outcome came through :func:`record_hand`."""
+    :func:`step`, and None when the last outcome came through :func:`record_hand`. ``dead_in_row`` counts the dead
+    hands since the last hand that was not dead; ``abandoned`` is set when they reach ``rules.max_dead_hands`` and
+    end the game with no winner (R19a)."""
 
     rules: Rules
     scores: tuple[int, int]
@@ -36,6 +38,8 @@ class MatchState:
     history: tuple[HandOutcome, ...]
     winner: int | None
     over: bool
+    dead_in_row: int = 0
+    abandoned: bool = False
 
 
 def first_dealer(rules: Rules, rng: np.random.Generator) -> int:
@@ -58,9 +62,8 @@ def first_dealer(rules: Rules, rng: np.random.Generator) -> int:
 
 
 def new_match(rules: Rules, rng: np.random.Generator, *, dealer: int | None = None) -> MatchState:
-    """Start a game and deal its first hand; ``dealer`` overrides the cut (R9)."""
-    if dealer is None:
-        dealer = first_dealer(rules, rng)
+    """Start a game and deal its first hand; ``dealer`` (0 or 1, any integer type) overrides the cut (R9)."""
+    dealer = first_dealer(rules, rng) if dealer is None else engine.player_index(dealer, "dealer")
     return MatchState(rules=rules, scores=(0, 0), hands_won=(0, 0), dealer=dealer,
                       hand=engine.new_hand(rules, rng, dealer=dealer), history=(), winner=None, over=False)
 
@@ -77,8 +80,9 @@ def _next_dealer(rules: Rules, dealer: int, winner: int | None) -> int:
 
 
 def record_hand(match: MatchState, outcome: HandOutcome, rng: np.random.Generator | None = None) -> MatchState:
-    """Add a finished hand's points, end the game at the target (R40), pick the next dealer (R44) and deal the next
-    hand with ``rng`` if the game goes on. With ``target`` None the game is this one hand."""
+    """Add a finished hand's points, end the game at the target (R40) or abandon it after ``max_dead_hands`` dead
+    hands in a row (R19a), pick the next dealer (R44) and deal the next hand with ``rng`` if the game goes on. With
+    ``target`` None the game is this one hand."""
     if match.over:
         raise ValueError("the match is over; no more hands can be recorded")
     rules = match.rules
@@ -88,14 +92,19 @@ def record_hand(match: MatchState, outcome: HandOutcome, rng: np.random.Generato
         scores = tuple(s + outcome.points if p == w else s for p, s in enumerate(scores))
         hands_won = tuple(n + 1 if p == w else n for p, n in enumerate(hands_won))
     history = match.history + (outcome,)
+    dead_in_row = match.dead_in_row + 1 if outcome.kind == "dead" else 0
     if rules.target is None or (w is not None and scores[w] >= rules.target):
         return dataclasses.replace(match, scores=scores, hands_won=hands_won, hand=None, history=history,
-                                   winner=w, over=True)
+                                   winner=w, over=True, dead_in_row=dead_in_row)
+    if rules.max_dead_hands is not None and dead_in_row >= rules.max_dead_hands:
+        return dataclasses.replace(match, scores=scores, hands_won=hands_won, hand=None, history=history,
+                                   winner=None, over=True, dead_in_row=dead_in_row, abandoned=True)
     if rng is None:
         raise ValueError("record_hand needs a numpy Generator (rng) to deal the next hand")
     dealer = _next_dealer(rules, match.dealer, w)
     return dataclasses.replace(match, scores=scores, hands_won=hands_won, dealer=dealer,
-                               hand=engine.new_hand(rules, rng, dealer=dealer), history=history)
+                               hand=engine.new_hand(rules, rng, dealer=dealer), history=history,
+                               dead_in_row=dead_in_row)
 
 
 def step(match: MatchState, action, rng: np.random.Generator) -> MatchState:
@@ -112,7 +121,8 @@ def step(match: MatchState, action, rng: np.random.Generator) -> MatchState:
 def final_totals(match: MatchState) -> tuple[int, int]:
     """Both players' final totals (R41-R43): hand points plus game bonus, box bonuses and the shutout rule.
 
-    With ``target`` None (a single hand) there are no bonuses: the totals are the hand points."""
+    With ``target`` None (a single hand) or an abandoned game (R19a) there are no bonuses: the totals are the hand
+    points."""
     if not match.over:
         raise ValueError("final totals exist only once the match is over")
     rules = match.rules

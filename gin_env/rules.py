@@ -44,7 +44,8 @@ class Rules:
     oklahoma: bool = False
     oklahoma_ace: str = "gin_only"
     oklahoma_spade_double: bool = False
-    max_turns: int | None = None
+    max_turns: int | None = 200
+    max_dead_hands: int | None = 10
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -58,7 +59,7 @@ class Rules:
                     "oklahoma_spade_double"):
             if not isinstance(getattr(self, key), bool):
                 raise ValueError(f"rules key {key!r} must be true or false, got {getattr(self, key)!r}")
-        for key in ("big_gin_bonus", "target", "max_turns"):
+        for key in ("big_gin_bonus", "target", "max_turns", "max_dead_hands"):
             if getattr(self, key) is not None:
                 _check_int(self, key, 0 if key == "big_gin_bonus" else 1)
         _check_choice(self, "shutout", SHUTOUT_MODES)

@@ -69,6 +69,8 @@ def play_side_by_side(rules: Rules, n: int, seed: int, every_step: bool = True,
             assert b.hand_state(int(i)) == states[i], f"game {i} diverged"
     kinds = collections.Counter(s.outcome.kind for s in states)
     kinds["layoffs"] = sum(1 for s in states if s.outcome.layoffs)
+    kinds["capped"] = sum(1 for s in states if s.outcome.capped)
+    np.testing.assert_array_equal(b.capped, [s.outcome.capped for s in states])
     for player in (0, 1):
         expected_points = [s.outcome.player_points(player) for s in states]
         np.testing.assert_array_equal(b.player_points(games, np.full(n, player)), expected_points)
@@ -144,6 +146,15 @@ def test_batched_engine_matches_scalar_over_many_hands(preset):
     kinds = play_side_by_side(Rules.preset(preset), 1700, seed=23, every_step=False)
     assert kinds["knock"] > 100 and kinds["undercut"] and kinds["gin"] and kinds["dead"], kinds
     assert kinds["layoffs"] > 10, kinds
+
+
+@pytest.mark.parametrize("preset", ["standard", "openspiel"])
+def test_turn_cap_matches_scalar(preset):
+    """R19: with a low cap, hands end capped (dead, flagged) in both engines alike; wall dead hands are not flagged."""
+    kinds = play_side_by_side(Rules.preset(preset, max_turns=60), 300, seed=19)
+    assert kinds["capped"] > 10 and kinds["dead"] > kinds["capped"] and kinds["knock"], kinds
+    kinds = play_side_by_side(Rules.preset(preset, max_turns=None), 300, seed=19, every_step=False)
+    assert kinds["capped"] == 0 and kinds["dead"], kinds
 
 
 def test_deal_modes_and_big_gin_match_scalar():

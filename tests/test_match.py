@@ -279,3 +279,56 @@ def check_match_bookkeeping(rules: Rules, state: match.MatchState, dealers: list
     assert len(dealers) == len(history)
     totals = match.final_totals(state)
     assert totals[state.winner] - totals[1 - state.winner] == match.margin(state)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Abandoned games (R19a)
+# ---------------------------------------------------------------------------------------------------------------
+
+CAPPED = engine.CAPPED_OUTCOME
+
+
+def test_r19a_ten_dead_hands_in_a_row_abandon_the_game_without_bonuses():
+    """Dead hands of either kind (wall, R37, or turn cap, R19) count; the game ends with no winner and no bonuses."""
+    state, _, _ = play_script(Rules.preset("standard"), [won(0, 30)] + [DEAD, CAPPED] * 5)
+    assert (state.over, state.abandoned, state.winner, state.dead_in_row) == (True, True, None, 10)
+    assert (state.scores, state.hands_won, len(state.history)) == ((30, 0), (1, 0), 11)
+    assert match.final_totals(state) == (30, 0) and match.margin(state) == 0
+
+
+def test_r19a_a_hand_that_is_not_dead_restarts_the_count():
+    """A tie (R32 without undercut on ties) scores nothing but is not a dead hand."""
+    state, _, _ = play_script(Rules.preset("standard"), [DEAD] * 9 + [TIE] + [DEAD] * 9 + [won(1, 5)] + [DEAD] * 9)
+    assert (state.over, state.abandoned, state.dead_in_row, state.scores) == (False, False, 9, (0, 5))
+    state = match.record_hand(state, DEAD, np.random.default_rng(4))
+    assert (state.over, state.abandoned, state.winner) == (True, True, None)
+
+
+@pytest.mark.parametrize(("limit", "hands"), [(1, 1), (3, 3), (None, 40)])
+def test_r19a_max_dead_hands_is_configurable(limit, hands):
+    state, _, _ = play_script(Rules.preset("eaai", max_dead_hands=limit), [DEAD] * hands)
+    assert state.abandoned == (limit is not None) and state.over == (limit is not None)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "10", True])
+def test_r19a_max_dead_hands_is_validated(bad):
+    with pytest.raises(ValueError, match="max_dead_hands"):
+        Rules(max_dead_hands=bad)
+
+
+def test_r19_r19a_defaults_in_every_preset():
+    for name in ("standard", "eaai", "oklahoma", "foony", "seed-000", "openspiel"):
+        rules = Rules.preset(name)
+        assert (rules.max_turns, rules.max_dead_hands) == (200, 10), name
+
+
+@pytest.mark.parametrize("dealer", [np.int64(1), np.uint8(1), 1])
+def test_numpy_integer_dealers_are_accepted(dealer):
+    state = match.new_match(Rules.preset("standard"), np.random.default_rng(2), dealer=dealer)
+    assert state.dealer == 1 and type(state.dealer) is int and state.hand.dealer == 1
+
+
+@pytest.mark.parametrize(("dealer", "error"), [(1.0, TypeError), ("1", TypeError), (True, TypeError), (2, ValueError)])
+def test_other_dealers_are_rejected_by_name(dealer, error):
+    with pytest.raises(error, match="dealer"):
+        match.new_match(Rules.preset("standard"), np.random.default_rng(2), dealer=dealer)
