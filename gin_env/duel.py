@@ -39,7 +39,8 @@ class GameResult:
 
     ``points`` are each seat's signed hand points summed over the hands (zero-sum, no end-of-game bonuses);
     ``totals`` the final totals with bonuses (R41-R43); ``winner`` None when no one won (a dead single hand, a tie
-    that scores nothing)."""
+    that scores nothing, an abandoned game). ``abandoned``: the game ended after ``rules.max_dead_hands`` dead hands
+    in a row (R19a); ``capped``: how many of its hands the turn cap ended (R19)."""
 
     points: tuple[int, int]
     totals: tuple[int, int]
@@ -47,6 +48,11 @@ class GameResult:
     hands_won: tuple[int, int]
     winner: int | None
     outcomes: tuple[engine.HandOutcome, ...]
+    abandoned: bool = False
+
+    @property
+    def capped(self) -> int:
+        return sum(outcome.capped for outcome in self.outcomes)
 
 
 def deal_rng(seed: int, game: int, hand: int) -> np.random.Generator:
@@ -93,7 +99,8 @@ def play_game(rules: Rules, agents: Sequence, seed: int, game: int, seating: int
         for seat in (0, 1):
             points[seat] += outcome.player_points(seat)
     return GameResult(points=(points[0], points[1]), totals=match.final_totals(state), hands=len(state.history),
-                      hands_won=state.hands_won, winner=state.winner, outcomes=state.history)
+                      hands_won=state.hands_won, winner=state.winner, outcomes=state.history,
+                      abandoned=state.abandoned)
 
 
 def play_duplicate(rules: Rules, agent_a, agent_b, seed: int, game: int) -> tuple[GameResult, GameResult]:

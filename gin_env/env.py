@@ -8,6 +8,8 @@ are ``engine``'s and ``match``'s; what the learner sees is ``observation``'s.
 from __future__ import annotations
 
 import dataclasses
+import math
+import numbers
 import operator
 
 import gymnasium as gym
@@ -37,19 +39,34 @@ class CallableAgent:
         return f"CallableAgent({self.fn!r})"
 
 
-def check_env_args(episode: str, reward_scale: float, illegal_action: str, learner_seat: int | None,
-                   max_steps: int | None) -> None:
+def check_env_args(episode: str, reward_scale: float, illegal_action: str, max_steps: int | None) -> None:
     """Validate the arguments ``GinRummyEnv`` and the vector env share; each error names its argument."""
-    if episode not in EPISODES:
-        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    check_episode(episode)
     if illegal_action not in ILLEGAL_ACTION_MODES:
         raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-    if not reward_scale > 0:
-        raise ValueError(f"reward_scale must be positive, got {reward_scale!r}")
-    if learner_seat not in (None, 0, 1):
-        raise ValueError(f"learner_seat must be 0, 1 or None, got {learner_seat!r}")
+    check_reward_scale(reward_scale)
     if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
         raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+
+
+def check_episode(episode: str) -> None:
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+
+
+def check_reward_scale(reward_scale) -> float:
+    """``reward_scale`` as a float: a finite positive real number (an infinite scale would make every reward 0)."""
+    if isinstance(reward_scale, bool) or not isinstance(reward_scale, numbers.Real):
+        raise TypeError(f"reward_scale must be a positive real number, got {reward_scale!r}")
+    scale = float(reward_scale)
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"reward_scale must be finite and positive, got {reward_scale!r}")
+    return scale
+
+
+def seat_or_none(value, name: str) -> int | None:
+    """A seat argument: None, or 0 or 1 as any integer type (``engine.player_index`` names ``name`` on errors)."""
+    return None if value is None else engine.player_index(value, name)
 
 
 def resolve_rules(rules: str | Rules) -> Rules:
@@ -79,18 +96,25 @@ def outcome_info(outcome: engine.HandOutcome, learner: int) -> dict:
     def side(player: int | None) -> str | None:
         return None if player is None else ("learner" if player == learner else "opponent")
 
-    return {"kind": outcome.kind, "winner": side(outcome.winner), "points": outcome.player_points(learner),
-            "knocker": side(outcome.knocker), "knocker_deadwood": outcome.knocker_deadwood,
-            "defender_deadwood": outcome.defender_deadwood}
+    return {"kind": outcome.kind, "capped": outcome.capped, "winner": side(outcome.winner),
+            "points": outcome.player_points(learner), "knocker": side(outcome.knocker),
+            "knocker_deadwood": outcome.knocker_deadwood, "defender_deadwood": outcome.defender_deadwood}
 
 
-def _action_id(action) -> int | None:
-    """The int id of an action given as an int, a numpy integer or a 0-d integer array; None for anything else."""
+def action_id(action) -> int:
+    """One action as an int id: a python or numpy integer, or a 0-d integer array. The rule every env shares: a
+    float (even 1.0), NaN, a string, a bool or anything else raises ``TypeError``, an array of another shape
+    ``ValueError``; an integer that is out of range or not legal is an illegal action, which the env handles."""
+    if isinstance(action, np.ndarray):
+        if action.shape != ():
+            raise ValueError(f"an action must be one integer, got an array of shape {action.shape}")
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)):
+        raise TypeError(f"an action must be an integer action id, got {action!r}")
     try:
         return operator.index(action)
     except TypeError:
-        arr = np.asarray(action)
-        return int(arr) if arr.shape == () and arr.dtype.kind in "iu" else None
+        raise TypeError(f"an action must be an integer action id, got {action!r} ({type(action).__name__})") from None
 
 
 class GinRummyEnv(gym.Env):
@@ -146,16 +170,27 @@ class GinRummyEnv(gym.Env):
 
     ## Episode End
 
-    ``terminated``: the hand ends (knock, gin, big gin, dead hand; ``episode="hand"``), the game reaches its target
-    (``episode="match"``), or an illegal action is penalized. ``truncated``: ``max_steps`` learner steps taken.
+    ``terminated``: the hand ends (knock, gin, big gin, dead hand, capped hand; ``episode="hand"``), the game
+    reaches its target or is abandoned (``episode="match"``), or an illegal action is penalized. ``truncated``:
+    ``max_steps`` learner steps taken. Every episode ends: a hand lasts at most ``rules.max_turns`` discards (R19)
+    and a game at most ``rules.max_dead_hands`` dead hands in a row (R19a), even between players who never knock.
 
     ## Information
 
     ``info["action_mask"]``: bool ``(108,)``, all False once the episode ends. Whenever a hand ends during the step:
-    ``info["outcome"]``, a dict with ``kind``, ``winner`` and ``knocker`` ("learner", "opponent" or None), the
-    learner's signed ``points``, ``knocker_deadwood`` and ``defender_deadwood`` (after layoffs). At the end of a
-    match: ``info["match"]`` with both ``scores``, both ``final_totals`` (learner first) and the ``winner``. After
-    an illegal action: ``info["illegal_action"] = True``.
+    ``info["outcome"]``, a dict with ``kind``, ``capped`` (True for a dead hand ended by the turn cap
+    ``rules.max_turns``, R19), ``winner`` and ``knocker`` ("learner", "opponent" or None), the learner's signed
+    ``points``, ``knocker_deadwood`` and ``defender_deadwood`` (after layoffs). At the end of a match:
+    ``info["match"]`` with both ``scores``, both ``final_totals`` (learner first), the ``winner``, the number of
+    ``hands`` and ``abandoned`` (True when ``rules.max_dead_hands`` dead hands in a row ended the game with no
+    winner and no bonuses, R19a). After an illegal action: ``info["illegal_action"] = True``.
+
+    ## Actions given to ``step``
+
+    An action is one integer: a python or numpy integer, or a 0-d integer array. An integer that is out of range or
+    not legal now is an illegal action (``illegal_action`` decides). Anything else is a caller's mistake, raised
+    whatever ``illegal_action`` says: a float (even ``1.0``), NaN, a string, a bool or None is a ``TypeError``, an
+    array of another shape a ``ValueError``. The vector env and the PettingZoo env follow the same rule.
 
     ## Arguments
 
@@ -169,10 +204,10 @@ class GinRummyEnv(gym.Env):
     * ``opponent``: an agent name for ``agents.load`` (``random``, ``simple``), a model path, an object with
       ``act(view, rng) -> action``, or such a function.
     * ``episode``: ``"hand"`` or ``"match"`` (a game to ``rules.target``; a single hand when the target is None).
-    * ``reward_scale``: points per unit of reward.
+    * ``reward_scale``: points per unit of reward, a finite positive number.
     * ``illegal_action``: ``"penalize"`` (end the episode, reward -1) or ``"raise"`` (``ValueError`` naming the
       action, the phase and the legal actions).
-    * ``learner_seat``: 0 or 1 to fix the learner's player index; None draws it each episode.
+    * ``learner_seat``: 0 or 1 (any integer type) to fix the learner's player index; None draws it each episode.
     * ``max_steps``: truncate after this many learner steps (None: never).
     * ``render_mode``: ``"ansi"`` for the table as text (both hands, pile, stock count, scores).
 
@@ -186,13 +221,14 @@ class GinRummyEnv(gym.Env):
     def __init__(self, rules: str | Rules = "standard", opponent="simple", episode: str = "hand",
                  reward_scale: float = 100.0, illegal_action: str = "penalize", learner_seat: int | None = None,
                  max_steps: int | None = None, render_mode: str | None = None) -> None:
-        check_env_args(episode, reward_scale, illegal_action, learner_seat, max_steps)
+        check_env_args(episode, reward_scale, illegal_action, max_steps)
+        learner_seat = seat_or_none(learner_seat, "learner_seat")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.rules = resolve_rules(rules)
         self.opponent = resolve_agent(opponent)
         self.episode = episode
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = check_reward_scale(reward_scale)
         self.illegal_action = illegal_action
         self.learner_seat = learner_seat
         self.max_steps = max_steps
@@ -231,10 +267,9 @@ class GinRummyEnv(gym.Env):
         seat = options.pop("learner_seat", self.learner_seat)
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}; known: deck, dealer, learner_seat")
-        if dealer not in (None, 0, 1) or seat not in (None, 0, 1):
-            raise ValueError(f"dealer and learner_seat must be 0, 1 or None, got {dealer!r} and {seat!r}")
-        if isinstance(deck, str):
-            deck = cards.parse(deck)
+        dealer, seat = seat_or_none(dealer, "dealer"), seat_or_none(seat, "learner_seat")
+        if deck is not None:
+            deck = engine.deck_ids(deck)
         rng = self.np_random
         # The opponent's own stream: its choices never shift the deals, and it is reproducible from the seed.
         self._opponent_rng = np.random.default_rng(int(rng.integers(2**63)))
@@ -260,8 +295,8 @@ class GinRummyEnv(gym.Env):
         """Apply the learner's action, then the opponent's until the learner's next decision or the episode's end."""
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
-        a = _action_id(action)
-        if a is None or not 0 <= a < N_ACTIONS or not self._view.legal_mask[a]:
+        a = action_id(action)
+        if not 0 <= a < N_ACTIONS or not self._view.legal_mask[a]:
             return self._illegal(action)
         self._steps += 1
         reward, outcome = self._pending_reward, self._pending_outcome
@@ -372,7 +407,10 @@ class GinRummyEnv(gym.Env):
         while not self._episode_over() and self.state.current == opponent:
             v = view(self.state, opponent, self._scores())
             action = self.opponent.act(v, self._opponent_rng)
-            a = _action_id(action)
+            try:
+                a = action_id(action)
+            except (TypeError, ValueError):
+                a = None
             if a is None or not 0 <= a < N_ACTIONS or not v.legal_mask[a]:
                 raise engine.IllegalActionError(
                     f"opponent {self.opponent!r} chose {action!r}, which is not legal: " + _legal_text(v))
@@ -405,7 +443,7 @@ class GinRummyEnv(gym.Env):
         winner = self.match.winner
         return {"scores": (scores[me], scores[opp]), "final_totals": (totals[me], totals[opp]),
                 "winner": None if winner is None else ("learner" if winner == me else "opponent"),
-                "hands": len(self.match.history)}
+                "hands": len(self.match.history), "abandoned": self.match.abandoned}
 
     # -------------------------------------------------------------------------------------------------------------
     # Rendering
@@ -437,8 +475,8 @@ class GinRummyEnv(gym.Env):
 
 
 def _action_text(action) -> str:
-    a = _action_id(action)
-    if a is None or not 0 <= a < N_ACTIONS:
+    a = action_id(action)
+    if not 0 <= a < N_ACTIONS:
         return f"{action!r} (not an action id 0..{N_ACTIONS - 1})"
     return actions.name(a)
 

@@ -16,7 +16,7 @@ from pettingzoo import AECEnv
 
 from gin_env import cards, engine, match
 from gin_env.actions import N_ACTIONS
-from gin_env.env import EPISODES, outcome_info, resolve_rules
+from gin_env.env import action_id, check_episode, check_reward_scale, outcome_info, resolve_rules
 from gin_env.observation import OBS_HIGH, OBS_LOW, encode, view
 from gin_env.rules import Rules
 
@@ -36,7 +36,15 @@ class GinRummyAEC(AECEnv):
     turn). Action space: ``Discrete(108)`` as in ``GinRummy-v0``. Rewards: each player's signed hand points /
     ``reward_scale`` on the step that ends a hand (zero-sum); with ``episode="match"`` the step that ends the game
     also pays the end-of-game bonuses, as in ``GinRummy-v0``. Both agents terminate when the episode ends; an illegal
-    action raises ``gin_env.engine.IllegalActionError`` (a ``ValueError``).
+    action raises ``gin_env.engine.IllegalActionError`` (a ``ValueError``), and an action that is not one integer
+    raises ``TypeError`` (``ValueError`` for an array of another shape), as in ``GinRummy-v0``.
+
+    Infos: on the step that ends a hand, ``infos[agent]["outcome"]`` as ``GinRummy-v0``'s (``kind``, ``capped``,
+    ``winner``, ``points``, ...), from that agent's side; on the step that ends a game, also ``infos[agent]["match"]``
+    with both ``scores`` and ``final_totals`` (own first), the ``winner`` ("self", "other" or None), ``hands`` and
+    ``abandoned`` (R19a). Every episode ends: hands are capped at ``rules.max_turns`` discards (R19) and games at
+    ``rules.max_dead_hands`` dead hands in a row (R19a). ``step``, ``last`` and ``observe`` before ``reset``, and
+    ``step`` or ``last`` once every agent is done, raise ``RuntimeError`` saying to call ``reset()``.
 
     Arguments: ``rules`` (a preset name or a ``Rules``), ``episode`` (``"hand"`` or ``"match"``), ``reward_scale``,
     ``render_mode`` (``"ansi"`` or None). Seeding: ``reset(seed=...)``; the dealer follows ``rules.first_dealer``.
@@ -47,15 +55,13 @@ class GinRummyAEC(AECEnv):
     def __init__(self, rules: str | Rules = "standard", episode: str = "hand", reward_scale: float = 100.0,
                  render_mode: str | None = None) -> None:
         super().__init__()
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        if not reward_scale > 0:
-            raise ValueError(f"reward_scale must be positive, got {reward_scale!r}")
+        check_episode(episode)
+        reward_scale = check_reward_scale(reward_scale)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.rules = resolve_rules(rules)
         self.episode = episode
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = reward_scale
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         obs_space = gym.spaces.Dict({
@@ -94,16 +100,18 @@ class GinRummyAEC(AECEnv):
         self.agent_selection = AGENTS[self.state.current]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._check_reset("observe")
         v = view(self.state, AGENTS.index(agent), self._scores())
         return {"observation": encode(v), "action_mask": v.legal_mask.astype(np.int8)}
 
     def step(self, action) -> None:
         """Play ``action`` for ``agent_selection``; ``None`` for an agent that is already done (AEC convention)."""
+        self._check_live("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        finished = self._apply(action)  # first: an illegal action raises with nothing changed (R18)
+        finished = self._apply(action_id(action))  # first: an illegal action raises with nothing changed (R18)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         self.infos = {a: {} for a in self.agents}
@@ -117,6 +125,8 @@ class GinRummyAEC(AECEnv):
             for i, a in enumerate(AGENTS):
                 self.rewards[a] = points[i] / self.reward_scale
                 self.infos[a] = {"outcome": outcome_info(finished, i)}
+                if self.match is not None and self.match.over:
+                    self.infos[a]["match"] = self._match_info(i)
         over = self.match.over if self.match is not None else self.state.phase == engine.OVER
         if over:
             self.terminations = {a: True for a in self.agents}
@@ -124,11 +134,35 @@ class GinRummyAEC(AECEnv):
             self.agent_selection = AGENTS[self.state.current]
         self._accumulate_rewards()
 
+    def last(self, observe: bool = True):
+        """As ``AECEnv.last``, with a clear error before ``reset`` and once every agent is done."""
+        self._check_live("last")
+        return super().last(observe)
+
+    def _check_reset(self, method: str) -> None:
+        if self.state is None:
+            raise RuntimeError(f"call reset() before {method}()")
+
+    def _check_live(self, method: str) -> None:
+        self._check_reset(method)
+        if not self.agents:
+            raise RuntimeError(f"every agent is done: call reset() before {method}()")
+
+    def _match_info(self, player: int) -> dict:
+        """The finished game from ``player``'s side: own numbers first."""
+        m = self.match
+        totals, other = match.final_totals(m), 1 - player
+        winner = None if m.winner is None else ("self" if m.winner == player else "other")
+        return {"scores": (m.scores[player], m.scores[other]), "final_totals": (totals[player], totals[other]),
+                "winner": winner, "hands": len(m.history), "abandoned": m.abandoned}
+
     def render(self) -> str | None:
         """Both hands, the pile, the stock count and the scores, as text."""
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; make the env with render_mode='ansi'")
             return None
+        if self.state is None:
+            return "(no hand dealt: call reset())"
         s = self.state
         top = cards.card_str(s.pile[-1]) if s.pile else "--"
         scores = self._scores()

@@ -19,9 +19,10 @@ from gymnasium.vector.utils import batch_space
 
 from gin_env import cards, engine
 from gin_env.actions import N_ACTIONS
-from gin_env.batch import KIND_NAMES, NO_PLAYER, HandBatch
+from gin_env.batch import DEAD, KIND_NAMES, NO_PLAYER, HandBatch
 from gin_env.batch_observation import batch_view, encode_batch
-from gin_env.env import ILLEGAL_ACTION_REWARD, check_env_args, resolve_agent, resolve_rules
+from gin_env.env import (ILLEGAL_ACTION_REWARD, check_env_args, check_reward_scale, resolve_agent, resolve_rules,
+                         seat_or_none)
 from gin_env.match import FIXED_FIRST_DEALER
 from gin_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from gin_env.rules import Rules
@@ -81,9 +82,13 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
     ``(num_envs, 108)`` bool. Autoreset is same-step: a game whose episode ends returns the first observation of
     its next episode, with the last one in ``info["final_obs"]`` (masked by ``info["_final_obs"]``). ``info`` also
     holds ``action_mask``; for games whose hand ended in the step, ``outcome_kind`` (a name of
-    ``batch.KIND_NAMES``) and ``outcome_points`` (learner's signed points), masked by ``_outcome_kind``; and with
-    ``episode="match"``, for games whose match ended, ``match_scores``, ``match_hands_won`` and ``match_totals``
-    (learner first), masked by ``_match_scores``."""
+    ``batch.KIND_NAMES``), ``outcome_capped`` (a dead hand ended by the turn cap, R19) and ``outcome_points``
+    (learner's signed points), each masked by its ``_``-prefixed twin; and with ``episode="match"``, for games whose
+    match ended, ``match_scores``, ``match_hands_won`` and ``match_totals`` (learner first, always the match that
+    just ended, even when the next one ends before the learner's first move) and ``match_abandoned`` (R19a: no
+    winner, no bonuses), each masked likewise. Actions: an integer array of shape ``(num_envs,)`` (a list of ints
+    too); out-of-range or illegal ids are illegal actions, other dtypes a ``TypeError``, other shapes a
+    ``ValueError``, as in ``GinRummyEnv``."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
@@ -92,14 +97,14 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
                  learner_seat: int | None = None, max_steps: int | None = None) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        check_env_args(episode, reward_scale, illegal_action, learner_seat, max_steps)
+        check_env_args(episode, reward_scale, illegal_action, max_steps)
         self.num_envs = num_envs
         self.rules = resolve_rules(rules)
         self.opponent = _batched(opponent)
         self.episode = episode
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = check_reward_scale(reward_scale)
         self.illegal_action = illegal_action
-        self.learner_seat = learner_seat
+        self.learner_seat = seat_or_none(learner_seat, "learner_seat")
         self.max_steps = max_steps
         self.render_mode = None
         self.single_observation_space = gym.spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
@@ -111,10 +116,12 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self.scores = np.zeros((num_envs, 2), dtype=np.int64)
         self.hands_won = np.zeros((num_envs, 2), dtype=np.int64)
         self.steps = np.zeros(num_envs, dtype=np.int64)
+        #: Per game, dead hands in a row in the match in play (R19a).
+        self.dead_in_row = np.zeros(num_envs, dtype=np.int64)
         self._pending = np.zeros(num_envs, dtype=np.float64)
         self._masks = np.zeros((num_envs, N_ACTIONS), dtype=bool)
-        #: Per game, at the end of its last match: learner/opponent scores, hands won and final totals.
-        self._match_end = np.zeros((num_envs, 6), dtype=np.int64)
+        #: Per game, at the end of its last match: learner/opponent scores, hands won, final totals and abandoned (1).
+        self._match_end = np.zeros((num_envs, 7), dtype=np.int64)
         #: Opponent decisions made so far (for throughput counts).
         self.opponent_actions = 0
         self._opponent_rng: np.random.Generator | None = None
@@ -141,7 +148,9 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """One learner action per game, then the opponent until every game waits on the learner again."""
-        chosen = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        if self._opponent_rng is None:
+            raise RuntimeError("call reset() before step()")
+        chosen = self._action_array(actions)
         in_range = (chosen >= 0) & (chosen < N_ACTIONS)
         legal = in_range & self._masks.reshape(-1).take(self._all * N_ACTIONS + np.where(in_range, chosen, 0))
         if not legal.all() and self.illegal_action == "raise":
@@ -157,7 +166,8 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             self.batch.step(ok, chosen[ok], masks=self._masks[ok])
         outcome_kind = np.full(self.num_envs, -1, dtype=np.int64)
         outcome_points = np.zeros(self.num_envs, dtype=np.int64)
-        over = self._settle(ok, rewards, outcome_kind, outcome_points)
+        outcome_capped = np.zeros(self.num_envs, dtype=bool)
+        over = self._settle(ok, rewards, outcome_kind, outcome_points, outcome_capped)
         illegal = (~legal).nonzero()[0]
         rewards[illegal] = ILLEGAL_ACTION_REWARD * self.reward_scale
         terminated = over.copy()
@@ -165,18 +175,23 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         truncated = ~terminated & (self.max_steps is not None) & (self.steps >= (self.max_steps or 0))
         done = (terminated | truncated).nonzero()[0]
         infos: dict = {}
-        if done.size:
-            infos["final_obs"], infos["_final_obs"] = self._final_obs(done), terminated | truncated
-            self._start_episodes(done)
         if self.episode == "match" and terminated.any():
             finished = terminated.copy()
             finished[illegal] = False
+            # Read before the autoreset below: a new match that ends before the learner's first move records its
+            # own numbers.
+            match_end = self._match_end.copy()
             for key, columns in (("match_scores", [0, 1]), ("match_hands_won", [2, 3]), ("match_totals", [4, 5])):
-                infos[key], infos["_" + key] = self._match_end[:, columns], finished
+                infos[key], infos["_" + key] = match_end[:, columns], finished
+            infos["match_abandoned"], infos["_match_abandoned"] = match_end[:, 6] == 1, finished
+        if done.size:
+            infos["final_obs"], infos["_final_obs"] = self._final_obs(done), terminated | truncated
+            self._start_episodes(done)
         ended = outcome_kind >= 0
         if ended.any():
             infos["outcome_kind"] = _KIND_LABELS[outcome_kind]
             infos["_outcome_kind"] = ended
+            infos["outcome_capped"], infos["_outcome_capped"] = outcome_capped, ended
             infos["outcome_points"], infos["_outcome_points"] = outcome_points, ended
         if illegal.size:
             infos["illegal_action"], infos["_illegal_action"] = ~legal, ~legal
@@ -187,6 +202,19 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
     def action_masks(self) -> np.ndarray:
         """``(num_envs, 108)`` bool: each learner's legal actions now."""
         return self._masks.copy()
+
+    def _action_array(self, actions) -> np.ndarray:
+        """The actions as int64 ``(num_envs,)``; the rule of ``env.action_id`` for a batch: integers only, one per
+        game."""
+        chosen = np.asarray(actions)
+        if chosen.dtype.kind not in "iu":
+            raise TypeError(f"actions must be integer action ids, got an array of dtype {chosen.dtype}")
+        if chosen.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), one per game, got {chosen.shape}")
+        if chosen.dtype.kind == "u":
+            # Unsigned ids past int64 would wrap around to small ones: clip them, still out of range.
+            chosen = np.minimum(chosen, N_ACTIONS)
+        return chosen.astype(np.int64, copy=False)
 
     # -------------------------------------------------------------------------------------------------------------
     # Playing
@@ -202,12 +230,13 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         while todo.size:
             self.scores[todo] = 0
             self.hands_won[todo] = 0
+            self.dead_in_row[todo] = 0
             seat = rng.integers(2, size=todo.size) if self.learner_seat is None else self.learner_seat
             self.learner[todo] = seat
             self._deal(todo, self._first_dealers(todo.size))
             rewards = np.zeros(self.num_envs)
             over = self._settle(todo, rewards, np.zeros(self.num_envs, dtype=np.int64),
-                                np.zeros(self.num_envs, dtype=np.int64))
+                                np.zeros(self.num_envs, dtype=np.int64), np.zeros(self.num_envs, dtype=bool))
             self._pending[todo] += rewards[todo]
             todo = todo[over[todo]]
             self._pending[todo] = 0.0
@@ -224,7 +253,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self.batch.deal(games, decks, dealers)
 
     def _settle(self, games: np.ndarray, rewards: np.ndarray, outcome_kind: np.ndarray,
-                outcome_points: np.ndarray) -> np.ndarray:
+                outcome_points: np.ndarray, outcome_capped: np.ndarray) -> np.ndarray:
         """Play the opponent in ``games`` until each waits on the learner or its episode is over; record finished
         hands (adding the learner's points to ``rewards`` and the match bookkeeping). Returns a bool (num_envs,)
         array: the episode of that game is over."""
@@ -234,7 +263,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         while active.size:
             finished = b.phase[active] == engine.OVER
             if finished.any():
-                self._record(active[finished], rewards, outcome_kind, outcome_points, over)
+                self._record(active[finished], rewards, outcome_kind, outcome_points, outcome_capped, over)
                 active = active[~over[active]]
             opponent_turn = active[b.current[active] != self.learner[active]]
             if opponent_turn.size == 0:
@@ -248,15 +277,18 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         return over
 
     def _record(self, games: np.ndarray, rewards: np.ndarray, outcome_kind: np.ndarray,
-                outcome_points: np.ndarray, over: np.ndarray) -> None:
-        """Pay finished hands; in a match, add hand points (R40), end games at the target, pay the final bonuses
-        (R41-R43), pick the next dealer (R44) and deal the next hand."""
+                outcome_points: np.ndarray, outcome_capped: np.ndarray, over: np.ndarray) -> None:
+        """Pay finished hands; in a match, add hand points (R40), end games at the target or abandon them after
+        ``max_dead_hands`` dead hands in a row (R19a), pay the final bonuses (R41-R43), pick the next dealer (R44)
+        and deal the next hand."""
         b = self.batch
         learner = self.learner[games]
         points = b.player_points(games, learner)
         rewards[games] += points
-        outcome_kind[games] = b.kind[games]
+        kind = b.kind[games]
+        outcome_kind[games] = kind
         outcome_points[games] = points
+        outcome_capped[games] = b.capped[games]
         if self.episode == "hand":
             over[games] = True
             return
@@ -265,10 +297,15 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         won = winner != NO_PLAYER
         self.scores[games[won], winner[won]] += b.points[games[won]]
         self.hands_won[games[won], winner[won]] += 1
+        dead_in_row = np.where(kind == DEAD, self.dead_in_row[games] + 1, 0)
+        self.dead_in_row[games] = dead_in_row
         if rules.target is None:
             ends = np.ones(games.size, dtype=bool)
+            abandoned = np.zeros(games.size, dtype=bool)
         else:
             ends = won & (self.scores[games, np.maximum(winner, 0)] >= rules.target)
+            abandoned = ~ends & (rules.max_dead_hands is not None) & (dead_in_row >= (rules.max_dead_hands or 0))
+            ends |= abandoned
         done = games[ends]
         over[done] = True
         totals = self._final_totals(done, winner[ends])
@@ -278,7 +315,8 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         # The bonuses: final totals' difference minus the hand points already paid hand by hand.
         rewards[done] += (totals[rows, me] - totals[rows, them]) - (scores[rows, me] - scores[rows, them])
         self._match_end[done] = np.stack([scores[rows, me], scores[rows, them], self.hands_won[done, me],
-                                          self.hands_won[done, them], totals[rows, me], totals[rows, them]], axis=1)
+                                          self.hands_won[done, them], totals[rows, me], totals[rows, them],
+                                          abandoned[ends]], axis=1)
         going = games[~ends]
         if going.size:
             self._deal(going, self._next_dealers(b.dealer[going], winner[~ends]))
@@ -353,7 +391,7 @@ def _adapter_class():
 
     class GinRummySB3VecEnv(base):
         """See :func:`SB3VecEnv`. ``infos[i]`` carries ``terminal_observation`` and ``TimeLimit.truncated`` when
-        game i's episode ended, and ``outcome_kind``/``outcome_points`` when a hand ended in it."""
+        game i's episode ended, and ``outcome_kind``/``outcome_capped``/``outcome_points`` when a hand ended in it."""
 
         def __init__(self, venv: GinRummyVectorEnv):
             self.venv = venv  # set first: the base class reads attributes through get_attr
@@ -378,6 +416,7 @@ def _adapter_class():
             if "_outcome_kind" in info:
                 for i in info["_outcome_kind"].nonzero()[0]:
                     infos[i]["outcome_kind"] = info["outcome_kind"][i]
+                    infos[i]["outcome_capped"] = bool(info["outcome_capped"][i])
                     infos[i]["outcome_points"] = int(info["outcome_points"][i])
             return obs, rewards.astype(np.float32), terminated | truncated, infos
 

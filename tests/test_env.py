@@ -243,7 +243,7 @@ def test_opponent_gin_costs_the_learner(preset, column):
     reward, info, env = scripted_hand(
         preset, "5S KD 7S 8C 8H 8S 2H 3H 4H 9C", "AS 2S 3S 4S 7C 7D 7H TD JD QD", "TC", "6C KC",
         Script("PASS", "DRAW_STOCK", "KNOCK(KC)"), ["PASS", "DRAW_STOCK", "DISCARD(6C)"])
-    assert info["outcome"] == {"kind": "gin", "winner": "opponent", "points": -POINTS["gin"][column],
+    assert info["outcome"] == {"kind": "gin", "capped": False, "winner": "opponent", "points": -POINTS["gin"][column],
                                "knocker": "opponent", "knocker_deadwood": 0, "defender_deadwood": 31}
     assert reward == pytest.approx(-POINTS["gin"][column] / 100)
     assert_zero_sum(env, reward)
@@ -340,7 +340,7 @@ def test_scripted_deck_that_ends_before_the_learner_acts_is_refused_in_hand_epis
 # Illegal actions, truncation, seats
 # ---------------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("bad", [200, -1, 2.5, "PASS", None])
+@pytest.mark.parametrize("bad", [200, -1, np.int64(-5), np.uint64(2**63 + 1)])
 def test_illegal_action_is_penalized_and_ends_the_episode(bad):
     env = make(learner_seat=0)
     env.reset(seed=1, options={"dealer": 1})  # the learner opens with the upcard offer: DRAW_STOCK is illegal
@@ -351,6 +351,21 @@ def test_illegal_action_is_penalized_and_ends_the_episode(bad):
         assert not info["action_mask"].any() and env.observation_space.contains(obs)
         with pytest.raises(RuntimeError, match="reset"):
             env.step(actions.PASS)
+
+
+@pytest.mark.parametrize("illegal_action", ["penalize", "raise"])
+@pytest.mark.parametrize(("bad", "error", "message"), [
+    (1.0, TypeError, "integer action id"), (float("nan"), TypeError, "integer action id"),
+    (np.float32(1), TypeError, "integer action id"), ("1", TypeError, "integer action id"),
+    (None, TypeError, "integer action id"), (True, TypeError, "integer action id"),
+    (np.array([1]), ValueError, "shape"), (np.array([[1, 2]]), ValueError, "shape")])
+def test_non_integer_actions_are_an_error_whatever_illegal_action_says(illegal_action, bad, error, message):
+    """One rule in every env: an action is an integer; anything else is the caller's mistake and changes nothing."""
+    env = make(learner_seat=0, illegal_action=illegal_action)
+    env.reset(seed=1, options={"dealer": 1})
+    with pytest.raises(error, match=message):
+        env.step(bad)
+    assert env.step(np.array(actions.PASS))[2] is False  # the episode goes on from where it was
 
 
 def test_illegal_action_raise_names_the_action_phase_and_legal_actions():
