@@ -178,12 +178,11 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         if self.episode == "match" and terminated.any():
             finished = terminated.copy()
             finished[illegal] = False
-            # Read before the autoreset below: a new match that ends before the learner's first move records its
-            # own numbers.
-            match_end = self._match_end.copy()
+            # Copied out before the autoreset below: a new match that ends before the learner's first move records
+            # its own numbers.
             for key, columns in (("match_scores", [0, 1]), ("match_hands_won", [2, 3]), ("match_totals", [4, 5])):
-                infos[key], infos["_" + key] = match_end[:, columns], finished
-            infos["match_abandoned"], infos["_match_abandoned"] = match_end[:, 6] == 1, finished
+                infos[key], infos["_" + key] = self._match_end[:, columns], finished
+            infos["match_abandoned"], infos["_match_abandoned"] = self._match_end[:, 6] == 1, finished
         if done.size:
             infos["final_obs"], infos["_final_obs"] = self._final_obs(done), terminated | truncated
             self._start_episodes(done)

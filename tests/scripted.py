@@ -69,3 +69,24 @@ def choose(state: engine.HandState, rng: np.random.Generator) -> int:
         dws = solver.discard_deadwoods(state.hands[state.current])
         return min(discards, key=lambda a: dws[actions.action_card(a)])
     return legal[rng.integers(len(legal))]
+
+
+def looping_action(legal, phase: int, taken: int) -> int:
+    """The play that never ends a hand by itself (R19): always take the discard (the upcard too), then discard a
+    card other than the one taken; never knock; at the wall (R38), pass."""
+    if phase == engine.WALL:
+        return actions.PASS
+    if actions.TAKE_DISCARD in legal:
+        return actions.TAKE_DISCARD
+    discards = [a for a in legal if actions.is_discard(a) and actions.action_card(a) != taken]
+    return discards[0] if discards else int(legal[0])
+
+
+class LoopingAgent:
+    """An agent that plays :func:`looping_action` (with the batched form the vector env needs)."""
+
+    def act(self, view, rng: np.random.Generator) -> int:
+        return looping_action(view.legal_actions, view.phase, view.taken)
+
+    def act_batch(self, view, rng: np.random.Generator) -> np.ndarray:
+        return np.array([self.act(view.player_view(row), rng) for row in range(view.player.size)], dtype=np.int64)

@@ -12,7 +12,7 @@ import pytest
 
 from gin_env import actions, cards, engine
 from gin_env.rules import Rules
-from tests.scripted import PRESETS, act, choose, hand, legal_names, make_deck
+from tests.scripted import PRESETS, act, choose, hand, legal_names, looping_action, make_deck
 
 P = cards.parse
 
@@ -245,17 +245,9 @@ def test_r19_two_players_who_always_take_the_discard_are_capped_at_200(preset):
     """Without the cap this hand never ends: the stock is never drawn (R19). A wall dead hand is not capped."""
     state = engine.new_hand(Rules.preset(preset), np.random.default_rng(7), dealer=0)
     while state.phase != engine.OVER:
-        state = engine.step(state, looping_action(state))
+        state = engine.step(state, looping_action(engine.legal_actions(state), state.phase, state.taken))
     assert (state.turns, state.outcome.kind, state.outcome.capped) == (200, "dead", True)
     engine.validate(state)
-
-
-def looping_action(state: engine.HandState) -> int:
-    """Always take the discard (the upcard too) and discard another card than the one taken; never knock."""
-    legal = engine.legal_actions(state)
-    if actions.TAKE_DISCARD in legal:
-        return actions.TAKE_DISCARD
-    return next(a for a in legal if actions.is_discard(a) and actions.action_card(a) != state.taken)
 
 
 def test_r19_a_wall_dead_hand_is_not_capped():

@@ -111,6 +111,28 @@ def test_match_rewards_sum_to_final_totals_difference():
         assert finished >= 10
 
 
+@pytest.mark.parametrize("rules", [Rules.preset("openspiel"), Rules.preset("standard", target=1)])
+def test_match_totals_are_the_finished_matchs_even_when_the_next_one_ends_at_once(rules):
+    """The autoreset deals a new match in the same step; when the opponent ends it before the learner's first move
+    (it takes the upcard and knocks), info must still hold the match that ended: its totals' difference is the
+    episode's return times the scale."""
+    env = GinRummyVectorEnv(num_envs=64, opponent="simple", rules=rules, episode="match", reward_scale=40.0)
+    rng = np.random.default_rng(8)
+    env.reset(seed=8)
+    returns = np.zeros(64)
+    finished = 0
+    # With these seeds, openspiel's new match ends before the learner's move at steps 153 and 225.
+    for _ in range(250):
+        _, reward, terminated, _, info = env.step(random_legal(env.action_masks(), rng))
+        returns += reward
+        for i in np.flatnonzero(terminated):
+            learner_total, opponent_total = info["match_totals"][i]
+            assert learner_total - opponent_total == pytest.approx(returns[i] * 40.0), i
+            returns[i] = 0.0
+            finished += 1
+    assert finished >= 800
+
+
 def test_illegal_actions_penalize_or_raise():
     env = GinRummyVectorEnv(num_envs=4, opponent="random")
     env.reset(seed=1)
