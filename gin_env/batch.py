@@ -120,9 +120,10 @@ class HandBatch:
     masks, ``stock_top``, ``pile`` (n, 52) with ``pile_len``, ``pile_mask`` (the same cards as a mask) and
     ``pile_top`` (its top card), ``dealer``, ``current``, ``phase``, ``taken``, ``both_passed``, ``must_knock``,
     ``initial_upcard``, ``knock_limit``, ``turns``; the outcome as ``kind`` (with ``capped``: a dead hand ended by the
-    turn cap, R19), ``winner``, ``points``, ``knocker``, ``knock_card``, ``knocker_deadwood``, ``defender_deadwood``. Cached for the
-    player to act in the discard phase: ``best_deadwood`` and ``best_cards`` (least deadwood after a discard the
-    player may make, and the cards reaching it), ``knock_cards`` and ``big_gin``; at the wall, ``wall_take``.
+    turn cap, R19), ``winner``, ``points``, ``knocker``, ``knock_card``, ``knocker_deadwood``, ``defender_deadwood``.
+    Cached for the player to act in the discard phase: ``best_deadwood`` and ``best_cards`` (least deadwood after a
+    discard the player may make, and the cards reaching it), ``knock_cards`` and ``big_gin``; at the wall,
+    ``wall_take``.
 
     The discard-phase cache is filled when first read, by one solver pass for every game then waiting on it, so
     the draws of the two players in one env step (the learner's, then the opponent's) share a pass."""

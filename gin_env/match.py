@@ -1,7 +1,8 @@
 """A game of Gin Rummy to the target score (docs/rules.md R9, R19a, R39-R44).
 
 This module owns what lies between hands: the first dealer, running scores and hands won, when the game ends (at the
-target, or abandoned after ``max_dead_hands`` dead hands in a row), who deals next, and the final totals with game, box and shutout bonuses. One hand is ``engine``'s job.
+target, or abandoned after ``max_dead_hands`` dead hands in a row), who deals next, and the final totals with game,
+box and shutout bonuses. One hand is ``engine``'s job.
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ key              value
 ``deck``         the deal order, 52 card strings, top first (R10)
 ``actions``      every action of the hand, both players, in order, as ``actions.name`` writes them
 ``outcome``      ``kind``, ``winner``, ``points``, ``knocker`` (players as 0/1 or null), ``knock_card``,
-                 ``knocker_deadwood``, ``defender_deadwood``, ``layoffs`` and ``knocker_melds`` (card strings)
+                 ``knocker_deadwood``, ``defender_deadwood``, ``layoffs`` and ``knocker_melds`` (card strings),
+                 ``capped`` (true for a dead hand ended by the turn cap, R19)
 ``hand_number``  the hand's number in its game, 1 for the first, or null
 ``scores``       both players' running scores before the hand, P1 first
 ===============  =================================================================================================
@@ -131,6 +132,7 @@ def outcome_dict(outcome: HandOutcome) -> dict:
         "defender_deadwood": outcome.defender_deadwood,
         "layoffs": [cards.card_str(c) for c in outcome.layoffs],
         "knocker_melds": [[cards.card_str(c) for c in m] for m in outcome.knocker_melds],
+        "capped": outcome.capped,
     }
 
 

@@ -21,8 +21,14 @@ from gin_env import cards, engine
 from gin_env.actions import N_ACTIONS
 from gin_env.batch import DEAD, KIND_NAMES, NO_PLAYER, HandBatch
 from gin_env.batch_observation import batch_view, encode_batch
-from gin_env.env import (ILLEGAL_ACTION_REWARD, check_env_args, check_reward_scale, resolve_agent, resolve_rules,
-                         seat_or_none)
+from gin_env.env import (
+    ILLEGAL_ACTION_REWARD,
+    check_env_args,
+    check_reward_scale,
+    resolve_agent,
+    resolve_rules,
+    seat_or_none,
+)
 from gin_env.match import FIXED_FIRST_DEALER
 from gin_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from gin_env.rules import Rules
