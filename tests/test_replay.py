@@ -81,7 +81,8 @@ def test_file_holds_rules_deal_actions_and_outcome_as_documented():
     assert data["actions"] == ["PASS", "PASS", "DRAW_STOCK", "KNOCK(KC)"]
     assert data["outcome"] == {"kind": "knock", "winner": 0, "points": 61, "knocker": 0, "knock_card": "KC",
                                "knocker_deadwood": 2, "defender_deadwood": 63, "layoffs": ["4S", "7H"],
-                               "knocker_melds": [["AS", "2S", "3S"], ["4H", "5H", "6H"], ["7S", "7D", "7C"]], "capped": False}
+                               "knocker_melds": [["AS", "2S", "3S"], ["4H", "5H", "6H"], ["7S", "7D", "7C"]],
+                               "capped": False}
 
 
 def test_evaluate_duplicate_games_record_both_seatings_without_changing_play(tmp_path):
