@@ -133,6 +133,38 @@ def test_match_totals_are_the_finished_matchs_even_when_the_next_one_ends_at_onc
     assert finished >= 800
 
 
+def test_r19a_dead_hands_in_a_row_abandon_matches_in_the_batched_bookkeeping():
+    """A low turn cap (R19) makes many hands dead (random learner, simple opponent); three in a row abandon the
+    game (R19a): no winner, no bonuses, and the episode's return is the hand points alone. Games that reach the
+    target are not abandoned."""
+    rules = Rules.preset("standard", target=30, max_turns=10, max_dead_hands=3)
+    env = GinRummyVectorEnv(num_envs=32, opponent="simple", rules=rules, episode="match", reward_scale=1.0)
+    rng = np.random.default_rng(12)
+    env.reset(seed=12)
+    returns = np.zeros(32)
+    dead_in_row = np.zeros(32, dtype=np.int64)
+    seen = {True: 0, False: 0}
+    for _ in range(300):
+        _, reward, terminated, _, info = env.step(random_legal(env.action_masks(), rng))
+        returns += reward
+        if "_outcome_kind" in info:
+            ended = info["_outcome_kind"]
+            assert (info["outcome_capped"][ended] <= (info["outcome_kind"][ended] == "dead")).all()
+            dead = ended & (info["outcome_kind"] == "dead")
+            dead_in_row = np.where(dead, dead_in_row + 1, np.where(ended, 0, dead_in_row))
+        for i in np.flatnonzero(terminated):
+            abandoned = bool(info["match_abandoned"][i])
+            scores, totals = info["match_scores"][i], info["match_totals"][i]
+            if abandoned:
+                assert dead_in_row[i] >= 3 and max(scores) < 30 and tuple(totals) == tuple(scores)
+            else:
+                assert max(scores) >= 30
+            assert returns[i] == totals[0] - totals[1]
+            seen[abandoned] += 1
+            returns[i], dead_in_row[i] = 0.0, 0
+    assert seen[True] >= 20 and seen[False] >= 20, seen  # both endings, many times
+
+
 def test_illegal_actions_penalize_or_raise():
     env = GinRummyVectorEnv(num_envs=4, opponent="random")
     env.reset(seed=1)
