@@ -7,9 +7,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from gin_env import batch, cards, engine, observation, solver
+from gin_env import batch, cards, engine, match, observation, solver
 from gin_env.batch_observation import batch_view, encode_batch
 from gin_env.rules import PRESETS, Rules
+from gin_env.vector import GinRummyVectorEnv
+from tests.scripted import LoopingAgent
 
 
 def knock_happy_action(state: engine.HandState, legal: np.ndarray, rng: np.random.Generator) -> int:
@@ -234,3 +236,37 @@ def test_discard_phase_cache_filled_later_matches_scalar():
             expected = observation.encode(observation.view(states[i], int(current[i])))
             assert np.array_equal(encoded[i], expected), f"observation of game {i}"
     assert b.to_states() == states
+
+
+def test_batched_match_bookkeeping_matches_scalar_match_with_abandoned_games():
+    """R19 and R19a in the vector env's match arrays against ``match.record_hand``: every hand's reported outcome,
+    replayed through the scalar match, gives the same end (target reached or abandoned), scores, hands won and
+    totals. The looping opponent never knocks, so every hand ends on a learner step and is reported."""
+    rules = Rules.preset("standard", target=10, max_turns=30, max_dead_hands=3)
+    n = 16
+    envs = GinRummyVectorEnv(num_envs=n, opponent=LoopingAgent(), rules=rules, episode="match")
+    rng = np.random.default_rng(21)
+    envs.reset(seed=21)
+    matches = [match.new_match(rules, rng, dealer=0) for _ in range(n)]
+    ends = collections.Counter()
+    for _ in range(400):
+        masks = envs.action_masks()
+        # Knock whenever possible, else play at random: games reach the target as well as being abandoned.
+        chosen = np.array([rng.choice(np.flatnonzero(m[engine.KNOCK_BASE:]) + engine.KNOCK_BASE
+                                      if m[engine.KNOCK_BASE:].any() else np.flatnonzero(m)) for m in masks])
+        _, _, terminated, _, info = envs.step(chosen)
+        for i in np.flatnonzero(info.get("_outcome_kind", np.zeros(n, dtype=bool))):
+            points = int(info["outcome_points"][i])
+            winner = None if points == 0 else (0 if points > 0 else 1)
+            outcome = dataclasses.replace(engine.DEAD_OUTCOME, kind=str(info["outcome_kind"][i]), winner=winner,
+                                          points=abs(points), capped=bool(info["outcome_capped"][i]))
+            matches[i] = match.record_hand(matches[i], outcome, rng)
+            assert matches[i].over == terminated[i], i
+        for i in np.flatnonzero(terminated):
+            m = matches[i]
+            assert (m.abandoned, m.scores, m.hands_won, match.final_totals(m)) == (
+                bool(info["match_abandoned"][i]), tuple(info["match_scores"][i]), tuple(info["match_hands_won"][i]),
+                tuple(info["match_totals"][i])), i
+            ends["abandoned" if m.abandoned else "target"] += 1
+            matches[i] = match.new_match(rules, rng, dealer=0)
+    assert ends["abandoned"] >= 10 and ends["target"] >= 10, ends
