@@ -409,9 +409,9 @@ class GinRummyEnv(gym.Env):
             action = self.opponent.act(v, self._opponent_rng)
             try:
                 a = action_id(action)
-            except (TypeError, ValueError):
-                a = None
-            if a is None or not 0 <= a < N_ACTIONS or not v.legal_mask[a]:
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"opponent {self.opponent!r}: {error}") from None
+            if not 0 <= a < N_ACTIONS or not v.legal_mask[a]:
                 raise engine.IllegalActionError(
                     f"opponent {self.opponent!r} chose {action!r}, which is not legal: " + _legal_text(v))
             more, new_outcome = self._apply(a)

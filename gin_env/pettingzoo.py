@@ -101,6 +101,8 @@ class GinRummyAEC(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._check_reset("observe")
+        if agent not in AGENTS:
+            raise ValueError(f"unknown agent {agent!r}; the agents are {', '.join(AGENTS)}")
         v = view(self.state, AGENTS.index(agent), self._scores())
         return {"observation": encode(v), "action_mask": v.legal_mask.astype(np.int8)}
 

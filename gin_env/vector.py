@@ -275,7 +275,11 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
                 break
             v = batch_view(b, opponent_turn, 1 - self.learner.take(opponent_turn),
                            self.scores.take(opponent_turn, axis=0))
-            b.step(opponent_turn, self.opponent.act_batch(v, self._opponent_rng), legal_bits=v.legal_bits)
+            chosen = np.asarray(self.opponent.act_batch(v, self._opponent_rng))
+            if chosen.dtype.kind not in "iu":
+                raise TypeError(f"opponent {self.opponent!r} returned actions of dtype {chosen.dtype}; action ids "
+                                "are integers")
+            b.step(opponent_turn, chosen, legal_bits=v.legal_bits)
             self.opponent_actions += opponent_turn.size
             # Games not at the opponent's turn wait on the learner; the others may have more to do.
             active = opponent_turn

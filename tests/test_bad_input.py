@@ -155,6 +155,35 @@ def test_pettingzoo_rejects_actions_that_are_not_one_integer(bad, error):
     assert aec.agent_selection != agent
 
 
+class FloatOpponent:
+    """A broken batched opponent: its actions are floats."""
+
+    def act(self, view, rng):
+        return float(view.legal_actions[0])
+
+    def act_batch(self, view, rng):
+        return view.legal_mask.argmax(axis=1).astype(float)
+
+
+def test_opponents_that_return_non_integers_are_refused_in_both_envs():
+    """The action rule holds for the opponent too: a float is a TypeError, never truncated to an action."""
+    envs = GinRummyVectorEnv(num_envs=NUM_ENVS, opponent=FloatOpponent())
+    with pytest.raises(TypeError, match="returned actions of dtype float64"):
+        envs.reset(seed=0)
+        envs.step(envs.action_masks().argmax(axis=1))
+    env = GinRummyEnv(opponent=FloatOpponent())
+    with pytest.raises(TypeError, match="opponent .*: an action must be an integer action id, got [12].0"):
+        env.reset(seed=0)
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+
+
+def test_pettingzoo_observe_names_unknown_agents():
+    aec = pettingzoo.env()
+    aec.reset(seed=0)
+    with pytest.raises(ValueError, match="unknown agent 'player_2'"):
+        aec.observe("player_2")
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Decks
 # ---------------------------------------------------------------------------------------------------------------
