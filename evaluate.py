@@ -12,7 +12,10 @@ Definitions (agent A is the first of a pair, B the second):
 * points per hand: A's signed hand points (zero-sum, no end-of-game bonuses) over all hands played;
 * hand win rate: hands A won over all hands, a hand with no winner (dead, or a tie that scores nothing) counting
   half for each, as a draw in chess;
-* match win rate: games A won over all games, a game with no winner (a dead single hand) counting half;
+* match win rate: games A won over all games, a game with no winner (a dead single hand, an abandoned game) counting
+  half;
+* capped hands and abandoned games: hands ended by the turn cap (R19) and games ended by ``max_dead_hands`` dead
+  hands in a row (R19a), counted over both seatings; players that never knock would otherwise never finish;
 * 95% intervals take the duplicate pair (the two seatings of one game) as the unit, because its two games share the
   cards and are not independent. Points per hand get a normal interval from the ratio estimator's variance over
   pairs; win rates get a Wilson score interval at the effective sample size ``p(1-p) / var``, where ``var`` is that
@@ -55,8 +58,10 @@ ELO_SCALE = 400.0 / math.log(10.0)
 CHUNK = {"deals": 100, "matches": 10}
 #: What one duplicate game is called, for the progress bar.
 UNIT = {"deals": "deal", "matches": "match"}
-#: Columns of the per-game numbers (A's side), as ``duel.a_side`` returns them.
-POINTS, HANDS, A_WON, B_WON, SCORE = range(5)
+#: Columns of the per-game numbers: A's side as ``duel.a_side`` returns them, then the game's capped hands (R19) and
+#: whether it was abandoned (R19a).
+POINTS, HANDS, A_WON, B_WON, SCORE, CAPPED, ABANDONED = range(7)
+N_COLUMNS = 7
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -84,15 +89,15 @@ class Task(NamedTuple):
 def play_games(rules: Rules, a, b, seed: int, games: range, replays: str | None = None,
                names: tuple[str, str] = ("a", "b")) -> np.ndarray:
     """Play duplicate ``games`` between agents ``a`` and ``b`` in both seatings (saving replays under ``names`` in
-    ``replays`` when asked); ``(len(games), 2 seatings, 5)`` A-side numbers (see ``duel.a_side``)."""
-    out = np.zeros((len(games), 2, 5))
+    ``replays`` when asked); ``(len(games), 2 seatings, N_COLUMNS)`` numbers (see ``POINTS`` .. ``ABANDONED``)."""
+    out = np.zeros((len(games), 2, N_COLUMNS))
     for i, game in enumerate(games):
         if replays is None:
             results = duel.play_duplicate(rules, a, b, seed, game)
         else:
             results = replay.play_duplicate(rules, a, b, seed, game, replays, names)
         for seating, result in enumerate(results):
-            out[i, seating] = duel.a_side(result, seating)
+            out[i, seating] = (*duel.a_side(result, seating), result.capped, result.abandoned)
     return out
 
 
@@ -112,7 +117,7 @@ def _one_thread_per_worker() -> None:
 
 def play_pairs(names: list[str], rules: Rules, mode: str, n: int, seed: int, workers: int,
                progress: bool = True, replays: str | None = None) -> dict[tuple[str, str], np.ndarray]:
-    """Every pair's ``(n, 2, 5)`` array of A-side numbers per duplicate game and seating (see ``duel.a_side``).
+    """Every pair's ``(n, 2, N_COLUMNS)`` array of numbers per duplicate game and seating (see ``play_games``).
 
     Games are cut into chunks that any worker may play, and reassembled by game index, so the numbers do not
     depend on ``workers``."""
@@ -120,7 +125,7 @@ def play_pairs(names: list[str], rules: Rules, mode: str, n: int, seed: int, wor
     chunk = CHUNK[mode]
     tasks = [Task(a, b, rules, seed, start, min(start + chunk, n), replays)
              for a, b in pairs for start in range(0, n, chunk)]
-    results = {pair: np.zeros((n, 2, 5)) for pair in pairs}
+    results = {pair: np.zeros((n, 2, N_COLUMNS)) for pair in pairs}
     bar = tqdm(total=n * len(pairs), unit=UNIT[mode], desc="evaluating", disable=not progress, smoothing=0.1)
     with bar:
         if workers > 1:
@@ -172,7 +177,8 @@ def wilson_interval(p: float, variance: float, count: int) -> list[float]:
 
 
 def pair_stats(games: np.ndarray) -> dict:
-    """The statistics of one pair from its ``(n, 2, 5)`` numbers; the duplicate pair (axis 1 summed) is the unit."""
+    """The statistics of one pair from its ``(n, 2, N_COLUMNS)`` numbers; the duplicate pair (axis 1 summed) is the
+    unit."""
     per_pair = games.sum(axis=1)
     hands = per_pair[:, HANDS]
     no_winner = hands - per_pair[:, A_WON] - per_pair[:, B_WON]
@@ -199,6 +205,8 @@ def pair_stats(games: np.ndarray) -> dict:
         "a_match_win_rate_ci95": wilson_interval(mwr, mwr_var, n_games),
         "a_duplicate_win_rate": dwr,
         "a_duplicate_win_rate_ci95": wilson_interval(dwr, dwr_var, len(games)),
+        "capped_hands": int(per_pair[:, CAPPED].sum()),
+        "abandoned_games": int(per_pair[:, ABANDONED].sum()),
     }
 
 
@@ -291,6 +299,9 @@ def table(report: dict) -> str:
             f"  {_rate(p[key], p[key + '_ci95']):>22}" for key, _ in columns))
     lines += ["", "Elo: " + ", ".join(f"{name} {rating:.0f}" for name, rating in
                                       sorted(report["elo"].items(), key=lambda item: -item[1]))]
+    capped = sum(p["capped_hands"] for p in report["pairs"])
+    abandoned = sum(p["abandoned_games"] for p in report["pairs"])
+    lines.append(f"Capped hands (R19 turn cap): {capped}; abandoned games (R19a dead hands in a row): {abandoned}")
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ import pytest
 
 import evaluate
 from gin_env.rules import Rules
+from tests.scripted import LoopingAgent
 
 DESIGN_PAIR_KEYS = {"a", "b", "a_points_per_hand", "a_points_per_hand_ci95", "a_hand_win_rate", "a_match_win_rate",
                     "a_match_win_rate_ci95"}
@@ -92,15 +93,28 @@ def test_bad_requests_are_refused():
 
 
 def test_win_rates_count_draws_half_and_duplicates_compare_points():
-    # Two duplicate games, seatings as rows: (points, hands, A won, B won, score).
-    games = np.array([[[10, 2, 1, 0, 1.0], [-4, 1, 0, 1, 0.0]],
-                      [[0, 1, 0, 0, 0.5], [-3, 1, 0, 1, 0.0]]])
+    # Two duplicate games, seatings as rows: (points, hands, A won, B won, score, capped hands, abandoned).
+    games = np.array([[[10, 2, 1, 0, 1.0, 0, 0], [-4, 1, 0, 1, 0.0, 0, 0]],
+                      [[0, 1, 0, 0, 0.5, 1, 0], [-3, 1, 0, 1, 0.0, 0, 0]]])
     stats = evaluate.pair_stats(games)
     assert stats["hands"] == 5 and stats["no_winner_hands"] == 2
     assert stats["a_hand_win_rate"] == pytest.approx((1 + 0.5 * 2) / 5)
     assert stats["a_points_per_hand"] == pytest.approx(3 / 5)
     assert stats["a_match_win_rate"] == pytest.approx(1.5 / 4)
     assert stats["a_duplicate_win_rate"] == 0.5  # +6 over the first duplicate game, -3 over the second
+    assert (stats["capped_hands"], stats["abandoned_games"]) == (1, 0)
+
+
+def test_capped_hands_and_abandoned_games_are_reported():
+    """Players that never knock (R19, R19a): every hand capped, every game abandoned, and the table says so."""
+    rules = Rules.preset("eaai")
+    games = evaluate.play_games(rules, LoopingAgent(), LoopingAgent(), 0, range(2))
+    stats = evaluate.pair_stats(games)
+    assert (stats["capped_hands"], stats["abandoned_games"], stats["hands"]) == (40, 4, 40)
+    assert stats["a_match_win_rate"] == 0.5 and stats["no_winner_hands"] == 40
+    report = {"rules": "eaai", "mode": "matches", "seed": 0, "agents": ["a", "b"], "elo": {"a": 1500, "b": 1500},
+              "pairs": [{"a": "a", "b": "b", "matches": 2, **stats}]}
+    assert "Capped hands (R19 turn cap): 40; abandoned games (R19a dead hands in a row): 4" in evaluate.table(report)
 
 
 def test_ratio_estimate_by_hand():
