@@ -258,8 +258,9 @@ class GinRummyEnv(gym.Env):
         """Deal a new hand (or start a new game) and play the opponent up to the learner's first decision.
 
         ``options`` (all optional), for scripted deals and duplicate play: ``deck``, the deal order of the (first)
-        hand as 52 card ids or one string of card names, top first (R10); ``dealer``, 0 or 1, the dealer of that
-        hand; ``learner_seat``, 0 or 1, the learner's player index for this episode."""
+        hand as 52 card ids or card names, or one string of names, top first (R10); ``dealer``, 0 or 1, the dealer
+        of that hand; ``learner_seat``, 0 or 1, the learner's player index for this episode (seats of any integer
+        type). A bad option raises an error that names it."""
         super().reset(seed=seed)
         options = dict(options or {})
         deck = options.pop("deck", None)
