@@ -207,6 +207,7 @@ class HandBatch:
                 b.pile_mask[i] = cards.to_mask(state.pile)
             outcome = state.outcome
             b.kind[i] = LIVE if outcome is None else KIND_NAMES.index(outcome.kind)
+            b.capped[i] = outcome is not None and outcome.capped
             if outcome is not None and outcome.kind != "dead":
                 b.winner[i] = NO_PLAYER if outcome.winner is None else outcome.winner
                 b.points[i] = outcome.points

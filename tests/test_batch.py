@@ -11,7 +11,7 @@ from gin_env import batch, cards, engine, match, observation, solver
 from gin_env.batch_observation import batch_view, encode_batch
 from gin_env.rules import PRESETS, Rules
 from gin_env.vector import GinRummyVectorEnv
-from tests.scripted import LoopingAgent
+from tests.scripted import LoopingAgent, looping_action
 
 
 def knock_happy_action(state: engine.HandState, legal: np.ndarray, rng: np.random.Generator) -> int:
@@ -236,6 +236,22 @@ def test_discard_phase_cache_filled_later_matches_scalar():
             expected = observation.encode(observation.view(states[i], int(current[i])))
             assert np.array_equal(encoded[i], expected), f"observation of game {i}"
     assert b.to_states() == states
+
+
+def test_from_states_keeps_capped_and_wall_dead_hands_apart():
+    """R19: a capped hand and a wall dead hand (R37) go into a batch and come back as they were."""
+    rules = Rules.preset("standard", max_turns=40)
+    capped = engine.new_hand(rules, np.random.default_rng(2), dealer=0)
+    while capped.phase != engine.OVER:
+        capped = engine.step(capped, looping_action(engine.legal_actions(capped), capped.phase, capped.taken))
+    wall = engine.new_hand(rules, np.random.default_rng(2), dealer=0)
+    while wall.phase != engine.OVER:  # pass the upcard, always draw, discard the lowest card, never knock
+        legal = engine.legal_actions(wall)
+        wall = engine.step(wall, next(a for a in legal if a in (engine.PASS, engine.DRAW_STOCK)
+                                      or engine.DISCARD_BASE <= a < engine.KNOCK_BASE))
+    assert capped.outcome.capped and wall.outcome == engine.DEAD_OUTCOME
+    b = batch.HandBatch.from_states([capped, wall])
+    assert b.capped.tolist() == [True, False] and b.to_states() == [capped, wall]
 
 
 def test_batched_match_bookkeeping_matches_scalar_match_with_abandoned_games():
