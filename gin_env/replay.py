@@ -33,10 +33,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import os
 import re
 import sys
+import tempfile
 from dataclasses import dataclass
 
 from gin_env import actions, cards, duel, engine
@@ -114,9 +116,23 @@ class Replay:
         return "{\n" + body + "\n}\n"
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the replay to ``path`` (see the module docstring for the format)."""
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_json())
+        """Write the replay to ``path`` (see the module docstring for the format), atomically, never over a file.
+
+        The text goes to a temporary file beside ``path`` that is then linked to its name: a reader never sees half
+        a replay, and when ``path`` exists already (another run with the same names) ``FileExistsError`` is raised
+        and both files stay as they were."""
+        path = os.fspath(path)
+        handle, temporary = tempfile.mkstemp(prefix=".replay-", suffix=".tmp", dir=os.path.dirname(path) or ".")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as f:
+                f.write(self.to_json())
+            # os.link, unlike os.replace, fails instead of replacing an existing file, in one atomic step.
+            os.link(temporary, path)
+        except FileExistsError:
+            raise FileExistsError(f"replay {path} exists already: not overwritten (use another folder, seed or "
+                                  "agent name)") from None
+        finally:
+            os.unlink(temporary)
 
 
 def outcome_dict(outcome: HandOutcome) -> dict:
@@ -337,11 +353,26 @@ def file_stem(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", base) or "agent"
 
 
+def labels(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Distinct file-name labels of agents: :func:`file_stem` of each name, and where two names share a stem
+    (``a/best.zip`` and ``b/best.zip``) a short digest of the full name after it, so their files never collide."""
+    stems = [file_stem(name) for name in names]
+    return tuple(stem if stems.count(stem) == 1 else
+                 f"{stem}-{hashlib.sha1(name.encode()).hexdigest()[:8]}" for stem, name in zip(stems, names))
+
+
+def run_prefix(rules: Rules, seed: int, names: tuple[str, str]) -> str:
+    """The part of a duplicate game's replay names that its run decides: ``{rules}-seed{seed}-{a}-vs-{b}``."""
+    a, b = labels(names)
+    return f"{file_stem(rules.name)}-seed{seed}-{a}-vs-{b}"
+
+
 def play_duplicate(rules: Rules, agent_a, agent_b, seed: int, game: int, directory: str | os.PathLike,
                    names: tuple[str, str] = ("a", "b")) -> tuple[duel.GameResult, duel.GameResult]:
     """``duel.play_duplicate``, also saving every hand of both seatings in ``directory`` as
-    ``{a}-vs-{b}-game{game:05d}-seating{0|1}-hand{n:03d}.json`` (agent names from ``names``)."""
-    stem = f"{file_stem(names[0])}-vs-{file_stem(names[1])}-game{game:05d}"
+    ``{run_prefix}-game{game:05d}-seating{0|1}-hand{n:03d}.json`` (see :func:`run_prefix`): runs with another seed,
+    preset or agent never share a name, and a file that exists already is refused (``FileExistsError``)."""
+    stem = f"{run_prefix(rules, seed, names)}-game{game:05d}"
     results = []
     # Seating 0 has agent A as P1, seating 1 swaps the seats on the same deals (as duel.play_duplicate).
     for seating, seats in enumerate(((agent_a, agent_b), (agent_b, agent_a))):

@@ -90,7 +90,8 @@ def test_evaluate_duplicate_games_record_both_seatings_without_changing_play(tmp
     recorded = replay.play_duplicate(rules, simple, rand, 7, 3, tmp_path, ("simple", "models/best.zip"))
     assert recorded == duel.play_duplicate(rules, simple, rand, 7, 3)
     files = sorted(f.name for f in tmp_path.iterdir())
-    assert files == ["simple-vs-best-game00003-seating0-hand001.json", "simple-vs-best-game00003-seating1-hand001.json"]
+    stem = "standard_custom-seed7-simple-vs-best-game00003"
+    assert files == [f"{stem}-seating0-hand001.json", f"{stem}-seating1-hand001.json"]
     first, second = (replay.load(tmp_path / f) for f in files)
     assert first.deck == second.deck and first.players == ("simple", "models/best.zip")
     assert second.players == ("models/best.zip", "simple")
@@ -243,3 +244,20 @@ def test_viewer_reports_a_bad_file_in_one_line(tmp_path, capsys):
     assert replay.main([str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("replay: error: ") and "version 9 is not supported" in err and "\n" not in err
+
+
+def test_replay_names_differ_by_run_and_never_overwrite(tmp_path):
+    """Issue 17: names hold the preset, the seed and distinct agent labels; a second save of one name is refused and
+    the first file stays intact."""
+    rules = Rules.preset("standard", target=None)
+    simple, rand = agents.load("simple"), agents.load("random")
+    for seed in (1, 2):
+        replay.play_duplicate(rules, simple, rand, seed, 0, tmp_path, ("x/best.zip", "y/best.zip"))
+    files = sorted(f.name for f in tmp_path.iterdir())
+    assert len(files) == 4 and len({f.split("-game")[0] for f in files}) == 2
+    assert replay.labels(["x/best.zip", "y/best.zip", "simple"])[2] == "simple"
+    assert len(set(replay.labels(["x/best.zip", "y/best.zip"]))) == 2
+    before = {f: (tmp_path / f).read_text() for f in files}
+    with pytest.raises(FileExistsError, match="exists already"):
+        replay.play_duplicate(rules, simple, rand, 1, 0, tmp_path, ("x/best.zip", "y/best.zip"))
+    assert {f.name: f.read_text() for f in tmp_path.iterdir()} == before  # nothing replaced, no temporary left
