@@ -24,19 +24,6 @@ ILLEGAL_ACTION_MODES = ("penalize", "raise")
 ILLEGAL_ACTION_REWARD = -1.0
 
 
-class CallableAgent:
-    """Adapts a plain function ``fn(view, rng) -> action`` to the :class:`agents.Agent` protocol."""
-
-    def __init__(self, fn) -> None:
-        self.fn = fn
-
-    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
-        return self.fn(view, rng)
-
-    def __repr__(self) -> str:
-        return f"CallableAgent({self.fn!r})"
-
-
 def check_env_args(episode: str, reward_scale: float, illegal_action: str, learner_seat: int | None,
                    max_steps: int | None) -> None:
     """Validate the arguments ``GinRummyEnv`` and the vector env share; each error names its argument."""
@@ -62,14 +49,9 @@ def resolve_rules(rules: str | Rules) -> Rules:
 
 
 def resolve_agent(opponent) -> agents.Agent:
-    """An agent from a name or model path (``agents.load``), an object with ``act(view, rng)``, or a callable."""
-    if isinstance(opponent, str):
-        return agents.load(opponent)
-    if callable(getattr(opponent, "act", None)):
-        return opponent
-    if callable(opponent):
-        return CallableAgent(opponent)
-    raise TypeError(f"opponent must be an agent name, an Agent or a callable(view, rng), got {opponent!r}")
+    """An agent from a name, model path or ``module:attr`` (``agents.load``), an Agent class or object, or a
+    callable ``(view, rng) -> action`` (``agents.as_agent``)."""
+    return agents.load(opponent) if isinstance(opponent, str) else agents.as_agent(opponent, "opponent")
 
 
 def outcome_info(outcome: engine.HandOutcome, learner: int) -> dict:

@@ -6,7 +6,10 @@ package always reads the same way (``pip install 'gin-env[play]'``) instead of a
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import sys
+from collections.abc import Iterator
 from types import ModuleType
 
 #: The top-level package of each optional dependency -> the extra of pyproject.toml that installs it.
@@ -17,8 +20,8 @@ EXTRAS = {
     "stable_baselines3": "train",
     "sb3_contrib": "train",
     "tensorboard": "train",
-    "tqdm": "train",
-    "matplotlib": "train",
+    "tqdm": "evaluate",
+    "matplotlib": "evaluate",
     "moviepy": "video",
 }
 
@@ -42,3 +45,17 @@ def require(module: str, purpose: str) -> ModuleType:
             raise
         raise MissingExtra(f"{purpose} needs {top}, which is not installed: pip install 'gin-env[{EXTRAS[top]}]'") \
             from None
+
+
+@contextlib.contextmanager
+def script(module_name: str, prog: str) -> Iterator[None]:
+    """Around the imports of a module that also runs as ``python -m``: when it runs so (``module_name`` is
+    ``"__main__"``), a :class:`MissingExtra` inside ends the program with its one line and exit code 2 instead of a
+    traceback; imported, the error goes to the importer unchanged."""
+    try:
+        yield
+    except MissingExtra as missing:
+        if module_name != "__main__":
+            raise
+        print(f"{prog}: error: {missing}", file=sys.stderr)
+        raise SystemExit(2) from None

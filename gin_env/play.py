@@ -23,13 +23,17 @@ import sys
 from collections.abc import Callable
 
 import numpy as np
-from rich.console import Console
-from rich.text import Text
 
-from gin_env import actions, agents, cards, engine, match, render, replay, solver
+from gin_env import actions, agents, cards, engine, match, replay, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.observation import view
+from gin_env.optional import require, script
 from gin_env.rules import PRESETS, Rules
+
+with script(__name__, "python -m gin_env.play"):
+    Console = require("rich.console", "the terminal game").Console
+    Text = require("rich.text", "the terminal game").Text
+    from gin_env import render
 
 HELP = """Commands:
   TD      discard that card (rank A 2-9 T J Q K, or 10; suit S H D C)
@@ -306,12 +310,13 @@ def play(opponent="simple", rules: str | Rules = "standard", input_fn: Callable[
     return TerminalGame(opponent, rules, input_fn, console, seed, save_replays, name).run()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gin_env.play",
+def main(argv: list[str] | None = None, prog: str = "python -m gin_env.play") -> int:
+    """Run the command line; the exit code (0 played or left, 2 bad input, 130 interrupted while loading)."""
+    parser = argparse.ArgumentParser(prog=prog,
                                      description="Play a game of Gin Rummy against an agent in the terminal.")
     parser.add_argument("--opponent", default="simple",
-                        help=f"agent name ({', '.join(agents.names())}, or expert and ppo once shipped) or a "
-                             "MaskablePPO .zip (default simple)")
+                        help=f"agent name ({', '.join(agents.names())}), a MaskablePPO .zip, or module:attr (an Agent "
+                             "class, instance or act(view, rng) function) (default simple)")
     parser.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
     parser.add_argument("--seed", type=int, help="seed of the deals and the agent's choices (default: a random one)")
     parser.add_argument("--save-replays", metavar="DIR", help="save each hand as a replay JSON file in DIR")
@@ -321,9 +326,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         game = TerminalGame(args.opponent, args.rules, console.input, console, args.seed, args.save_replays,
                             args.name)
-    except (ValueError, NotImplementedError, FileNotFoundError, ImportError, OSError) as err:
-        print(f"play: error: {err}", file=sys.stderr)
+    except (ValueError, FileNotFoundError, ImportError, OSError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted while setting up the game", file=sys.stderr)
+        return 130
     try:
         game.run()
     except KeyboardInterrupt:

@@ -7,11 +7,12 @@ so the two always tell a hand the same way. It decides nothing about the rules: 
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from gin_env import actions, cards, engine, solver
 from gin_env.actions import BIG_GIN, DRAW_STOCK, PASS, TAKE_DISCARD
+from gin_env.optional import require
 from gin_env.rules import Rules
+
+Text = require("rich.text", "drawing cards in the terminal").Text
 
 #: A four-colour deck, so that suits tell apart at a glance even where red and black alone would not.
 SUIT_STYLES = ("bold", "bold red", "bold blue", "bold green")

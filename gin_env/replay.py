@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from gin_env import actions, cards, duel, engine
 from gin_env.engine import HandOutcome, HandState
+from gin_env.optional import MissingExtra, require
 from gin_env.rules import Rules
 
 FORMAT = "gin-env-replay"
@@ -194,6 +195,10 @@ def loads(text: str) -> Replay:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise ReplayError(f"not a replay: the file is not valid JSON ({err})") from None
+    except ValueError:  # valid JSON that Python refuses to read: an integer of more than 4,300 digits
+        raise ReplayError("not a replay: a number in the file has too many digits to read") from None
+    except RecursionError:
+        raise ReplayError("not a replay: the JSON is nested too deeply to read") from None
     return from_dict(data)
 
 
@@ -392,9 +397,9 @@ def show(replay: Replay, console, wait=None) -> None:
     ``wait``, if given, is called (like ``input``) after each action, to step through the hand: an answer of
     ``q`` stops, and so does end of input."""
     # rich is needed only to show a replay, not to record or check one (evaluate.py and the env do that).
-    from rich.text import Text
-
     from gin_env import render
+
+    Text = require("rich.text", "the replay viewer").Text
 
     names = replay.players
     states = replay.states()
@@ -435,19 +440,22 @@ def show(replay: Replay, console, wait=None) -> None:
         console.print(line)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gin_env.replay",
+def main(argv: list[str] | None = None, prog: str = "python -m gin_env.replay") -> int:
+    """Run the command line; the exit code (0 shown, 2 a bad file or a missing extra)."""
+    parser = argparse.ArgumentParser(prog=prog,
                                      description="Step through a saved Gin Rummy hand, showing both hands.")
     parser.add_argument("file", help="a replay saved by gin_env.play, evaluate.py --replays or the env")
     parser.add_argument("--step", action="store_true", help="wait for Enter after each action (q to stop)")
     args = parser.parse_args(argv)
-    from rich.console import Console
-
-    console = Console(highlight=False)
+    try:
+        console = require("rich.console", "the replay viewer").Console(highlight=False)
+    except MissingExtra as missing:
+        print(f"{prog}: error: {missing}", file=sys.stderr)
+        return 2
     try:
         replay = load(args.file)
     except ReplayError as err:
-        print(f"replay: error: {err}", file=sys.stderr)
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
     try:
         show(replay, console, console.input if args.step else None)

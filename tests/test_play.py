@@ -251,4 +251,4 @@ def test_command_line_plays_from_stdin(monkeypatch, capsys):
 def test_command_line_explains_an_unavailable_opponent(opponent, message, capsys):
     assert play.main(["--opponent", opponent]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("play: error: ") and message in err
+    assert err.startswith("python -m gin_env.play: error: ") and message in err

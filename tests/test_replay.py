@@ -243,7 +243,8 @@ def test_viewer_reports_a_bad_file_in_one_line(tmp_path, capsys):
     path = saved(tmp_path, corrupt(lambda d: d.update(version=9)))
     assert replay.main([str(path)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("replay: error: ") and "version 9 is not supported" in err and "\n" not in err
+    assert err.startswith("python -m gin_env.replay: error: ") and "version 9 is not supported" in err
+    assert "\n" not in err
 
 
 def test_replay_names_differ_by_run_and_never_overwrite(tmp_path):
