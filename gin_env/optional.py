@@ -40,11 +40,13 @@ def require(module: str, purpose: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as error:
-        # Only the absence of the dependency itself is reworded; a broken install keeps its own message.
-        if error.name is not None and error.name.partition(".")[0] != top:
+        # The dependency itself, or one optional dependency that it needs in turn (sb3-contrib needs torch), is
+        # missing; any other import failure is a broken install and keeps its own message.
+        missing = (error.name or "").partition(".")[0]
+        if missing not in EXTRAS:
             raise
-        raise MissingExtra(f"{purpose} needs {top}, which is not installed: pip install 'gin-env[{EXTRAS[top]}]'") \
-            from None
+        raise MissingExtra(f"{purpose} needs {missing}, which is not installed: pip install "
+                           f"'gin-env[{EXTRAS[missing]}]'") from None
 
 
 @contextlib.contextmanager

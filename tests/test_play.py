@@ -252,3 +252,14 @@ def test_command_line_explains_an_unavailable_opponent(opponent, message, capsys
     assert play.main(["--opponent", opponent]) == 2
     err = capsys.readouterr().err
     assert err.startswith("python -m gin_env.play: error: ") and message in err
+
+
+def test_ctrl_c_while_the_opponent_loads_is_one_line_and_a_non_zero_exit(monkeypatch, capsys):
+    """Issue 17: loading a PPO model takes seconds, and Ctrl-C then must not print a traceback."""
+    def interrupted(name):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(play.agents, "load", interrupted)
+    assert play.main(["--opponent", "ppo", "--seed", "1"]) == 130
+    err = capsys.readouterr().err.strip()
+    assert err == "python -m gin_env.play: interrupted while setting up the game"

@@ -35,7 +35,10 @@ def new_model(env, args: Args, tensorboard_log: str | None = None) -> MaskablePP
 
 def train(args: Args):
     """Run training as ``args`` say; returns the model. Writes everything under ``args.run_dir``."""
+    # Checked before hours of training, not when the files are written at the end.
     require("tensorboard", "training's logs")
+    if args.eval_deals:
+        require("matplotlib", "the learning curve")
     torch.set_num_threads(args.threads)
     os.makedirs(args.run_dir, exist_ok=True)
     rules = Rules.preset(args.rules)
