@@ -152,7 +152,7 @@ class TerminalGame:
             self.agent, opponent_name = opponent, type(opponent).__name__
         self.names = (name, opponent_name)
         self.input_fn = input_fn
-        self.console = console if console is not None else Console(highlight=False)
+        self.console = console if console is not None else render.console()
         # Without a seed, draw one and show it, so that any game can be dealt again.
         self.seed = secrets.randbelow(2**32) if seed is None else seed
         # Separate streams: the deals never depend on the agent's choices, nor on how the person plays.
@@ -322,7 +322,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m gin_env.play") ->
     parser.add_argument("--save-replays", metavar="DIR", help="save each hand as a replay JSON file in DIR")
     parser.add_argument("--name", default="you", help="your name at the table (default you)")
     args = parser.parse_args(argv)
-    console = Console(highlight=False)
+    console = render.console()
     try:
         game = TerminalGame(args.opponent, args.rules, console.input, console, args.seed, args.save_replays,
                             args.name)

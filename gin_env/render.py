@@ -13,10 +13,20 @@ from gin_env.optional import require
 from gin_env.rules import Rules
 
 Text = require("rich.text", "drawing cards in the terminal").Text
+Console = require("rich.console", "drawing cards in the terminal").Console
 
 #: A four-colour deck, so that suits tell apart at a glance even where red and black alone would not.
 SUIT_STYLES = ("bold", "bold red", "bold blue", "bold green")
 MELD_OPEN, MELD_CLOSE = "[", "]"
+
+
+def console() -> Console:
+    """The console the terminal game and the replay viewer write to: on a terminal, rich's own; into a pipe or a
+    file, lines are left whole instead of wrapped at rich's default 80 columns."""
+    out = Console(highlight=False)
+    if not out.is_terminal:
+        out = Console(highlight=False, soft_wrap=True)
+    return out
 
 
 def card(c: int, style: str = "") -> Text:

@@ -448,7 +448,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m gin_env.replay") 
     parser.add_argument("--step", action="store_true", help="wait for Enter after each action (q to stop)")
     args = parser.parse_args(argv)
     try:
-        console = require("rich.console", "the replay viewer").Console(highlight=False)
+        require("rich", "the replay viewer")
+        from gin_env import render
+
+        console = render.console()
     except MissingExtra as missing:
         print(f"{prog}: error: {missing}", file=sys.stderr)
         return 2

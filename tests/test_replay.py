@@ -262,3 +262,17 @@ def test_replay_names_differ_by_run_and_never_overwrite(tmp_path):
     with pytest.raises(FileExistsError, match="exists already"):
         replay.play_duplicate(rules, simple, rand, 1, 0, tmp_path, ("x/best.zip", "y/best.zip"))
     assert {f.name: f.read_text() for f in tmp_path.iterdir()} == before  # nothing replaced, no temporary left
+
+
+def test_viewer_output_into_a_pipe_is_not_wrapped(tmp_path):
+    """Issue 12: piped to a file, a line stays whole instead of breaking at rich's default 80 columns."""
+    long_name = "a-player-with-a-name-long-enough-to-pass-eighty-columns-on-its-own-line-" * 2
+    path = tmp_path / "long.json"
+    knock_replay().save(path)
+    data = json.loads(path.read_text())
+    data["players"] = [long_name, "bob"]
+    path.write_text(json.dumps(data))
+    result = subprocess.run([sys.executable, "-m", "gin_env.replay", str(path)], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert any(long_name in line and "deals" in line for line in result.stdout.splitlines())
