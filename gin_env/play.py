@@ -161,8 +161,9 @@ class TerminalGame:
         self.agent_rng = np.random.default_rng(agent_seed)
         self.recorder = None
         if save_replays is not None:
-            os.makedirs(save_replays, exist_ok=True)
-            self.recorder = replay.Recorder(save_replays, f"game-seed{self.seed}", self.names)
+            prefix = replay.run_prefix(self.rules, self.seed, self.names)
+            replay.check_folder(save_replays, (prefix + "-",))
+            self.recorder = replay.Recorder(save_replays, prefix, self.names)
         self.match = match.new_match(self.rules, self.deal_rng)
         self.hand = self.match.hand
 
@@ -180,6 +181,8 @@ class TerminalGame:
                 return self.match
             for line in render.showdown(finished, self.names):
                 say(line)
+            if self.recorder is not None:
+                say(f"Wrote {self.recorder.paths[-1]}", style="dim")
             self.match = match.record_hand(dataclasses.replace(self.match, hand=finished), finished.outcome,
                                            self.deal_rng)
             say(f"Score: {self._score_text()}.")

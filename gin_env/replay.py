@@ -318,6 +318,8 @@ class Recorder:
         self.prefix = prefix
         self.players = players
         self.replays: list[Replay] = []
+        #: The files written, in order.
+        self.paths: list[str] = []
         self._start: HandState | None = None
         self._state: HandState | None = None
         self._actions: list[int] = []
@@ -345,7 +347,9 @@ class Recorder:
                         hand_number=len(self.replays) + 1, scores=self._scores)
         self.replays.append(replay)
         if self.directory is not None:
-            replay.save(os.path.join(self.directory, f"{self.prefix}-hand{replay.hand_number:03d}.json"))
+            path = os.path.join(self.directory, f"{self.prefix}-hand{replay.hand_number:03d}.json")
+            replay.save(path)
+            self.paths.append(path)
         if outcome.winner is not None:
             w = outcome.winner
             self._scores = tuple(s + outcome.points if p == w else s for p, s in enumerate(self._scores))
@@ -370,6 +374,19 @@ def run_prefix(rules: Rules, seed: int, names: tuple[str, str]) -> str:
     """The part of a duplicate game's replay names that its run decides: ``{rules}-seed{seed}-{a}-vs-{b}``."""
     a, b = labels(names)
     return f"{file_stem(rules.name)}-seed{seed}-{a}-vs-{b}"
+
+
+def check_folder(directory: str | os.PathLike, prefixes: tuple[str, ...]) -> None:
+    """Make sure replays named ``{prefix}...`` can be saved in ``directory`` before anything is played: the folder
+    exists (made if needed), is writable, and holds no file with one of those prefixes (a run with the same names,
+    whose files would otherwise be refused midway). Raises ``OSError`` or ``FileExistsError`` naming the problem."""
+    os.makedirs(directory, exist_ok=True)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise PermissionError(f"cannot write replays to {os.fspath(directory)}: permission denied")
+    clash = next((name for name in sorted(os.listdir(directory)) if name.startswith(prefixes)), None)
+    if clash is not None:
+        raise FileExistsError(f"{os.path.join(directory, clash)} is a replay of a game with the same rules, seed and "
+                              "players: not overwritten (use another folder or seed)")
 
 
 def play_duplicate(rules: Rules, agent_a, agent_b, seed: int, game: int, directory: str | os.PathLike,

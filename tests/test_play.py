@@ -218,10 +218,14 @@ def test_the_opponents_hidden_cards_are_never_shown_before_the_showdown(tmp_path
 def test_saved_replays_reproduce_every_hand_of_the_game(tmp_path):
     game, final, out = run_auto(7, save_replays=tmp_path / "replays")
     files = sorted((tmp_path / "replays").iterdir())
-    assert [f.name for f in files] == [f"game-seed7-hand{n:03d}.json" for n in range(1, len(final.history) + 1)]
+    names = [f"standard-seed7-you-vs-simple-hand{n:03d}.json" for n in range(1, len(final.history) + 1)]
+    assert [f.name for f in files] == names
     loaded = [replay.load(f) for f in files]
     assert [r.outcome for r in loaded] == list(final.history)
     assert all(r.players == ("you", "simple") for r in loaded)
+    assert all(str(tmp_path / "replays" / name) in out.replace("\n", "") for name in names)  # each file announced
+    with pytest.raises(FileExistsError, match="not overwritten"):  # the same game again: refused before a deal
+        run_auto(7, save_replays=tmp_path / "replays")
 
 
 def test_same_seed_deals_the_same_cards():

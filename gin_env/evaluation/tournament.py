@@ -141,14 +141,7 @@ def evaluate(names: list[str], rules: Rules, mode: str, n: int, seed: int = 0, w
 
 
 def check_replays(directory: str, names: list[str], rules: Rules, seed: int) -> None:
-    """Make sure the replays of this run can be written to ``directory`` before any game: the folder exists (made
-    if needed) and is writable, and holds no replay of a run with the same preset, seed and agents (which this run
-    would have to overwrite). Raises ``OSError`` or ``FileExistsError`` naming the problem."""
-    os.makedirs(directory, exist_ok=True)
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise PermissionError(f"cannot write replays to {directory}: permission denied")
-    prefixes = tuple(replay.run_prefix(rules, seed, pair) + "-game" for pair in itertools.combinations(names, 2))
-    clash = next((name for name in sorted(os.listdir(directory)) if name.startswith(prefixes)), None)
-    if clash is not None:
-        raise FileExistsError(f"{os.path.join(directory, clash)} is a replay of a run with the same rules, seed and "
-                              "agents: not overwritten (use another --replays folder or --seed)")
+    """Before any game: ``directory`` can take this run's replays and holds none of a run with the same preset,
+    seed and agents (``replay.check_folder``)."""
+    replay.check_folder(directory, tuple(replay.run_prefix(rules, seed, pair) + "-game"
+                                         for pair in itertools.combinations(names, 2)))
