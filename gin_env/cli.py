@@ -3,7 +3,7 @@
     gin-env evaluate AGENT AGENT ... [options]   duplicate-deal tournament (gin_env.evaluation)
     gin-env train [options]                      MaskablePPO training (gin_env.training)
     gin-env play [options]                       a game against an agent in the terminal (gin_env.play)
-    gin-env replay FILE [--step]                 step through a saved hand (gin_env.replay)
+    gin-env replay FILE [--step]                 step through a saved hand (gin_env.replay_viewer)
 
 ``gin-env JOB --help`` lists a job's options. A job whose optional dependencies are missing stops with one line that
 names the extra to install.
@@ -21,7 +21,7 @@ JOBS = {
     "evaluate": "gin_env.evaluation.cli",
     "train": "gin_env.training.loop",
     "play": "gin_env.play",
-    "replay": "gin_env.replay",
+    "replay": "gin_env.replay_viewer",
 }
 USAGE = __doc__.split("\n\n")[1]
 

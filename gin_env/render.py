@@ -1,7 +1,7 @@
 """Gin Rummy for human eyes: cards, hands sorted into their melds, moves in words, and the showdown, as rich ``Text``.
 
-This module owns how the terminal game (``gin_env.play``) and the replay viewer (``gin_env.replay``) write the game,
-so the two always tell a hand the same way. It decides nothing about the rules: melds and deadwood come from
+This module owns how the terminal game (``gin_env.play``) and the replay viewer (``gin_env.replay_viewer``) write
+the game, so the two always tell a hand the same way. It decides nothing about the rules: melds and deadwood come from
 ``solver``, scores and layoffs from the engine's ``HandOutcome``.
 """
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from gin_env import actions, agents, duel, engine, replay
+from gin_env import actions, agents, duel, engine, replay, replay_viewer
 from gin_env.replay import Recorder, ReplayError
 from gin_env.rules import Rules
 from tests.scripted import make_deck
@@ -218,7 +218,7 @@ def test_corrupt_or_mismatched_file_raises_a_clear_error(tmp_path, change, messa
 def test_viewer_prints_every_move_both_hands_and_the_showdown(tmp_path, capsys):
     path = tmp_path / "knock.json"
     knock_replay().save(path)
-    assert replay.main([str(path)]) == 0
+    assert replay_viewer.main([str(path)]) == 0
     out = capsys.readouterr().out
     for text in ("P1 ann, P2 bob; bob deals.", "Upcard 3D, knock limit 10.",
                  "1. ann passes on the upcard 3D", "2. bob passes on the upcard 3D",
@@ -234,14 +234,14 @@ def test_viewer_prints_every_move_both_hands_and_the_showdown(tmp_path, capsys):
 def test_viewer_steps_on_enter_and_stops_on_q():
     console = Console(file=io.StringIO(), width=120, color_system=None)
     answers = iter(["", "q"])
-    replay.show(knock_replay(), console, lambda prompt: next(answers))
+    replay_viewer.show(knock_replay(), console, lambda prompt: next(answers))
     out = console.file.getvalue()
     assert "2. bob passes" in out and "3. ann draws" not in out
 
 
 def test_viewer_reports_a_bad_file_in_one_line(tmp_path, capsys):
     path = saved(tmp_path, corrupt(lambda d: d.update(version=9)))
-    assert replay.main([str(path)]) == 2
+    assert replay_viewer.main([str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("python -m gin_env.replay: error: ") and "version 9 is not supported" in err
     assert "\n" not in err
@@ -276,3 +276,17 @@ def test_viewer_output_into_a_pipe_is_not_wrapped(tmp_path):
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert any(long_name in line and "deals" in line for line in result.stdout.splitlines())
+
+
+@pytest.mark.parametrize("text, message", [("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+                                           ('{"format": "gin-env-replay", "version": 1, "dealer": ' + "9" * 4301 + "}",
+                                            "too many digits")])
+def test_viewer_reports_pathological_json_in_one_line(text, message, tmp_path, capsys):
+    """Issue 17: JSON that Python's reader refuses (deep nesting, a 4,301-digit integer) is a bad file, not a crash."""
+    path = tmp_path / "odd.json"
+    path.write_text(text)
+    with pytest.raises(ReplayError, match=message):
+        replay.load(path)
+    assert replay_viewer.main([str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err

@@ -5,6 +5,7 @@ with no repository checkout. Slow (a wheel build and a fresh venv: about 7 s on 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -20,8 +21,12 @@ FAKE_AGENTS = 'WHO = "another package that imports as agents"\n'
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> str:
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", ROOT, "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(out)], check=True, capture_output=True, text=True, timeout=300)
+    # Built from a copy: an in-tree build would write build/ into the checkout and could pick up stale files there.
+    source = out / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info",
+                                                                 "__pycache__", ".*_cache"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(out)], check=True, capture_output=True, text=True, timeout=300)
     (path,) = out.glob("gin_env-*.whl")
     return str(path)
 
@@ -32,7 +37,8 @@ def test_the_wheel_holds_gin_env_only_with_the_agents_and_the_model(wheel):
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert tops == {"gin_env"}
     for needed in ("gin_env/agents/__init__.py", "gin_env/agents/expert.py", "gin_env/agents/models/ppo_gin.zip",
-                   "gin_env/evaluation/cli.py", "gin_env/training/loop.py", "gin_env/frame.py", "gin_env/cli.py"):
+                   "gin_env/evaluation/cli.py", "gin_env/training/loop.py", "gin_env/frame.py", "gin_env/cli.py",
+                   "gin_env/replay_viewer.py"):
         assert needed in names, needed
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "gin-env = gin_env.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
