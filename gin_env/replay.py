@@ -30,13 +30,13 @@ key              value
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
 import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass
 
 from gin_env import actions, cards, duel, engine
@@ -120,9 +120,10 @@ class Replay:
         a replay, and when ``path`` exists already (another run with the same names) ``FileExistsError`` is raised
         and both files stay as they were."""
         path = os.fspath(path)
-        handle, temporary = tempfile.mkstemp(prefix=".replay-", suffix=".tmp", dir=os.path.dirname(path) or ".")
+        # Named before it exists, so that an interruption at any point still removes it below.
+        temporary = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as f:
+            with open(temporary, "w", encoding="utf-8") as f:
                 f.write(self.to_json())
             # os.link, unlike os.replace, fails instead of replacing an existing file, in one atomic step.
             os.link(temporary, path)
@@ -130,7 +131,8 @@ class Replay:
             raise FileExistsError(f"replay {path} exists already: not overwritten (use another folder, seed or "
                                   "agent name)") from None
         finally:
-            os.unlink(temporary)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
 
 
 def outcome_dict(outcome: HandOutcome) -> dict:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -90,3 +92,21 @@ def test_runs_sharing_a_replay_folder_lose_nothing(tmp_path):
     out, err, code = _evaluate(folder, 3)  # the same run again: refused before a game, nothing replaced
     assert code == 2 and len(err.strip().splitlines()) == 1 and "not overwritten" in err
     assert _check_all_valid(folder)[:120] == after_two and len(os.listdir(folder)) == 180
+
+
+def test_ctrl_c_to_a_run_with_worker_processes_stops_it_cleanly(tmp_path):
+    """A terminal's Ctrl-C reaches the whole process group, workers included: one line, exit code 130, no traceback,
+    every replay written so far valid and no temporary file left."""
+    folder = tmp_path / "replays"
+    command = [sys.executable, os.path.join(ROOT, "evaluate.py"), "simple", "random", "--deals", "100000",
+               "--workers", "2", "--replays", str(folder), "--json", str(tmp_path / "out.json")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while not (folder.is_dir() and len(os.listdir(folder)) > 20) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == cli.INTERRUPTED and "Traceback" not in err
+    assert err.replace("\r", "\n").strip().splitlines()[-1].endswith("interrupted; no report written")
+    assert not (tmp_path / "out.json").exists() and len(_check_all_valid(folder)) > 20

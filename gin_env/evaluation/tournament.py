@@ -8,6 +8,7 @@ import functools
 import itertools
 import os
 import signal
+import threading
 from multiprocessing import get_context
 from typing import NamedTuple
 
@@ -65,19 +66,35 @@ def _play_chunk(task: Task) -> np.ndarray:
 
 
 def _init_worker() -> None:
-    """Pool initializer. Ctrl-C is the parent's to handle (it stops the pool): a worker ignores it instead of
-    printing its own traceback, and on the pool's SIGTERM it exits through ``finally`` blocks, so no replay is left
-    half written. And torch (loaded with a PPO agent) would start a thread per core in every worker: with a worker
-    per core those threads spin against each other (a batch-of-one forward pass took 87 ms of CPU instead of
-    0.6 ms), so one thread each, set before torch is imported."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Pool initializer. On the pool's SIGTERM (after Ctrl-C in the parent) a worker exits through its ``finally``
+    blocks, so no replay is left half written; a second SIGTERM is ignored, so those blocks run to their end. And
+    torch (loaded with a PPO agent) would start a thread per core in every worker: with a worker per core those
+    threads spin against each other (a batch-of-one forward pass took 87 ms of CPU instead of 0.6 ms), so one thread
+    each, set before torch is imported."""
     signal.signal(signal.SIGTERM, _exit_on_term)
     for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = "1"
 
 
 def _exit_on_term(signum, frame) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise SystemExit(128 + signum)
+
+
+def _start_pool(workers: int):
+    """``workers`` spawned processes that ignore Ctrl-C from their first instruction: a terminal sends it to every
+    process in the group, and only the parent must act on it (it stops the pool). Ignored signals stay ignored
+    across the spawn's exec, so SIGINT is ignored while the workers start, then handed back to the parent."""
+    # Not fork: a forked worker deadlocks in torch once the parent has used it (evaluate() loads every agent first,
+    # to check it, and a PPO model runs torch on loading); spawn works on every platform.
+    context = get_context("spawn")
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        return context.Pool(workers, initializer=_init_worker)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return context.Pool(workers, initializer=_init_worker)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def play_pairs(names: list[str], rules: Rules, mode: str, n: int, seed: int, workers: int,
@@ -95,9 +112,7 @@ def play_pairs(names: list[str], rules: Rules, mode: str, n: int, seed: int, wor
     bar = tqdm(total=n * len(pairs), unit=UNIT[mode], desc="evaluating", disable=not progress, smoothing=0.1)
     with bar:
         if workers > 1:
-            # Not fork: a forked worker deadlocks in torch once the parent has used it (evaluate() loads every
-            # agent first, to check it, and a PPO model runs torch on loading); spawn works on every platform.
-            with get_context("spawn").Pool(workers, initializer=_init_worker) as pool:
+            with _start_pool(workers) as pool:
                 for task, block in zip(tasks, pool.imap(_play_chunk, tasks)):
                     _store(results, task, block, bar)
         else:
