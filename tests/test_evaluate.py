@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from multiprocessing import get_context
 
 import numpy as np
@@ -146,3 +147,14 @@ def test_worker_processes_run_torch_on_one_thread():
     pytest.importorskip("torch")
     with get_context("spawn").Pool(1, initializer=tournament._init_worker) as pool:
         assert pool.apply(_torch_threads) == 1
+
+
+def test_the_report_is_the_one_recorded_before_the_move_into_the_package(tmp_path):
+    """``python evaluate.py random simple expert --deals 40 --seed 0 --workers 1 --json FILE``, recorded before
+    evaluation moved from the script into gin_env.evaluation (issue 12): the same JSON, byte for byte."""
+    golden = os.path.join(os.path.dirname(__file__), "data", "evaluate_seed0_golden.json")
+    out = tmp_path / "report.json"
+    assert cli.main(["random", "simple", "expert", "--deals", "40", "--seed", "0", "--workers", "1", "--no-progress",
+                     "--json", str(out)]) == 0
+    with open(golden) as f:
+        assert out.read_text() == f.read()
