@@ -36,6 +36,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import sys
 from dataclasses import dataclass
 
@@ -120,19 +121,35 @@ class Replay:
         a replay, and when ``path`` exists already (another run with the same names) ``FileExistsError`` is raised
         and both files stay as they were."""
         path = os.fspath(path)
-        # Named before it exists, so that an interruption at any point still removes it below.
         temporary = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
-        try:
-            with open(temporary, "w", encoding="utf-8") as f:
-                f.write(self.to_json())
-            # os.link, unlike os.replace, fails instead of replacing an existing file, in one atomic step.
-            os.link(temporary, path)
-        except FileExistsError:
-            raise FileExistsError(f"replay {path} exists already: not overwritten (use another folder, seed or "
-                                  "agent name)") from None
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
+        # Ctrl-C, or the SIGTERM that stops an evaluation's worker processes, waits until the temporary file is
+        # gone: a stopped run leaves whole replays only.
+        with _signals_held():
+            try:
+                with open(temporary, "w", encoding="utf-8") as f:
+                    f.write(self.to_json())
+                # os.link, unlike os.replace, fails instead of replacing an existing file, in one atomic step.
+                os.link(temporary, path)
+            except FileExistsError:
+                raise FileExistsError(f"replay {path} exists already: not overwritten (use another folder, seed or "
+                                      "agent name)") from None
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temporary)
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT and SIGTERM back inside the block (where the platform can); they arrive when it ends."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def outcome_dict(outcome: HandOutcome) -> dict:

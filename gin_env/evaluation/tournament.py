@@ -66,19 +66,11 @@ def _play_chunk(task: Task) -> np.ndarray:
 
 
 def _init_worker() -> None:
-    """Pool initializer. On the pool's SIGTERM (after Ctrl-C in the parent) a worker exits through its ``finally``
-    blocks, so no replay is left half written; a second SIGTERM is ignored, so those blocks run to their end. And
-    torch (loaded with a PPO agent) would start a thread per core in every worker: with a worker per core those
-    threads spin against each other (a batch-of-one forward pass took 87 ms of CPU instead of 0.6 ms), so one thread
-    each, set before torch is imported."""
-    signal.signal(signal.SIGTERM, _exit_on_term)
+    """Pool initializer: torch (loaded with a PPO agent) would start a thread per core in every worker, and with a
+    worker per core those threads spin against each other (a batch-of-one forward pass took 87 ms of CPU instead
+    of 0.6 ms), so one thread each, set before torch is imported."""
     for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = "1"
-
-
-def _exit_on_term(signum, frame) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise SystemExit(128 + signum)
 
 
 def _start_pool(workers: int):
