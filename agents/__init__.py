@@ -12,7 +12,8 @@ never see the engine state, so an agent cannot cheat by construction. Built-in n
 * ``ppo``: the MaskablePPO policy shipped with the package (``agents.ppo``, trained by ``train.py``).
 
 A path to a ``.zip`` saved by sb3-contrib's ``MaskablePPO`` loads as a :class:`agents.ppo.PPOAgent` (sb3-contrib is
-imported only then).
+imported only then), and ``package.module:attr`` plugs in any strategy without editing this package: ``attr`` is an
+agent class (made with no arguments), an agent instance, or a function ``(view, rng) -> action``.
 """
 
 from __future__ import annotations
@@ -41,8 +42,58 @@ AGENTS = {
     "expert": "gin_env.agents.expert:ExpertAgent",
     "ppo": "gin_env.agents.ppo:shipped",
 }
-#: Names reserved for agents that are not part of the package yet. Adding one means moving it into AGENTS.
-PLANNED: dict[str, str] = {}
+
+
+class CallableAgent:
+    """Adapts a plain function ``fn(view, rng) -> action`` to the :class:`Agent` protocol."""
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+
+    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        return self.fn(view, rng)
+
+    def __repr__(self) -> str:
+        return f"CallableAgent({self.fn!r})"
+
+
+def as_agent(obj, what: str = "agent") -> Agent:
+    """``obj`` as an :class:`Agent`: an agent class is made with no arguments, an object with ``act`` is kept, a
+    function ``(view, rng) -> action`` is wrapped; ``TypeError`` (naming ``what``) for anything else."""
+    if isinstance(obj, type):
+        if not callable(getattr(obj, "act", None)):
+            raise TypeError(f"{what}: class {obj.__qualname__} has no act(view, rng) method")
+        try:
+            return obj()
+        except TypeError as err:
+            raise TypeError(f"{what}: class {obj.__qualname__} must be made with no arguments: {err}") from None
+    if callable(getattr(obj, "act", None)):
+        return obj
+    if callable(obj):
+        return CallableAgent(obj)
+    raise TypeError(f"{what} must be an agent name, an Agent or a callable(view, rng), got {obj!r}")
+
+
+def from_import_path(spec: str) -> Agent:
+    """The agent named by ``package.module:attr`` (see :func:`as_agent` for what ``attr`` may be); ``ValueError``
+    naming the spec when the module cannot be imported, lacks the attribute, or the attribute is no agent."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"agent {spec!r}: write module:attr, e.g. mypackage.players:MyAgent")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise ValueError(f"agent {spec!r}: cannot import {module_name!r}: {err}") from None
+    target = module
+    for part in attr.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise ValueError(f"agent {spec!r}: module {module_name!r} has no attribute {attr!r}") from None
+    try:
+        return as_agent(target, f"agent {spec!r}")
+    except TypeError as err:
+        raise ValueError(str(err)) from None
 
 
 def names() -> list[str]:
@@ -55,10 +106,11 @@ def _looks_like_path(name: str) -> bool:
 
 
 def load(name_or_path: str | os.PathLike) -> Agent:
-    """The agent called ``name_or_path`` (see :data:`AGENTS`), or the MaskablePPO policy saved at that path.
+    """The agent called ``name_or_path`` (see :data:`AGENTS`), the MaskablePPO policy saved at that path, or the
+    agent named by ``module:attr`` (:func:`from_import_path`).
 
-    Raises ``ValueError`` for an unknown name or a file that is not a MaskablePPO model, ``NotImplementedError`` for a
-    reserved name whose agent is not available yet, and ``FileNotFoundError`` for a missing model file."""
+    Raises ``ValueError`` for an unknown name, a file that is not a MaskablePPO model or a ``module:attr`` that does
+    not import or is no agent, and ``FileNotFoundError`` for a missing model file."""
     if isinstance(name_or_path, os.PathLike) or _looks_like_path(str(name_or_path)):
         from gin_env.agents.ppo import load_model
 
@@ -67,6 +119,7 @@ def load(name_or_path: str | os.PathLike) -> Agent:
     if name in AGENTS:
         module, cls = AGENTS[name].split(":")
         return getattr(importlib.import_module(module), cls)()
-    if name in PLANNED:
-        raise NotImplementedError(f"agent {name!r} is not available yet: {PLANNED[name]}")
-    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(names())}, or a path to a MaskablePPO .zip")
+    if ":" in name:
+        return from_import_path(name)
+    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(names())}, a path to a MaskablePPO .zip, "
+                     "or module:attr")

@@ -8,14 +8,16 @@ imports torch and sb3-contrib.
 from __future__ import annotations
 
 import gymnasium as gym
-import torch
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from torch import nn
 
 from gin_env import cards
 from gin_env.actions import DISCARD_BASE, KNOCK_BASE, N_ACTIONS
 from gin_env.observation import OBS_SIZE, PLANES
+from gin_env.optional import require
+
+torch = require("torch", "a PPO policy")
+nn = torch.nn
+MaskableActorCriticPolicy = require("sb3_contrib.common.maskable.policies", "a PPO policy").MaskableActorCriticPolicy
+BaseFeaturesExtractor = require("stable_baselines3.common.torch_layers", "a PPO policy").BaseFeaturesExtractor
 
 #: The card planes come first in the observation (``OBS_LAYOUT``), then the scalars.
 N_PLANE_ENTRIES = len(PLANES) * cards.N_CARDS

@@ -19,6 +19,7 @@ import numpy as np
 from gin_env.actions import N_ACTIONS
 from gin_env.batch_observation import BatchView, encode_batch
 from gin_env.observation import OBS_SIZE, PlayerView, encode
+from gin_env.optional import require
 
 #: The model shipped with the package, loaded by ``agents.load("ppo")``.
 SHIPPED_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", "ppo_gin.zip")
@@ -45,7 +46,7 @@ class PPOAgent:
         return self._choose(encode_batch(view), view.legal_mask, rng)
 
     def _choose(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        import torch
+        torch = require("torch", "a PPO agent")
 
         with torch.no_grad():
             tensor, _ = self.policy.obs_to_tensor(obs)
@@ -70,10 +71,7 @@ def load_model(path: str, deterministic: bool = True) -> PPOAgent:
     # Checked before importing sb3-contrib (and torch): a clear error for a corrupt file, and a fast one.
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path!r} is not a model: MaskablePPO models are .zip archives saved by model.save()")
-    try:
-        from sb3_contrib import MaskablePPO
-    except ImportError as err:
-        raise ImportError("loading a model needs sb3-contrib: pip install 'gin-env[train]'") from err
+    MaskablePPO = require("sb3_contrib", "loading a PPO model").MaskablePPO  # noqa: N806 - the class, by its name
     try:
         model = MaskablePPO.load(path, device="cpu", custom_objects=custom_objects_for(path))
     except Exception as err:  # SB3 raises many types on a bad archive; the caller needs one clear message
@@ -113,7 +111,7 @@ def export_model(source: str, target: str) -> None:
     """Copy the MaskablePPO model at ``source`` to ``target`` for shipping: the same policy and settings, without the
     Adam moments and the last rollout's observations, which make up two thirds of a checkpoint. The copy loads and
     acts exactly as the original (``load_model``) and can be trained further, with a fresh optimizer state."""
-    from sb3_contrib import MaskablePPO
+    MaskablePPO = require("sb3_contrib", "exporting a PPO model").MaskablePPO  # noqa: N806 - the class, by its name
 
     model = MaskablePPO.load(source, device="cpu", custom_objects=custom_objects_for(source))
     policy = model.policy

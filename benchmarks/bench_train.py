@@ -13,9 +13,7 @@ difference is the env: ``SB3VecEnv(GinRummyVectorEnv)`` (as ``train.py`` uses it
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import gymnasium as gym
 import torch
@@ -24,11 +22,9 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import gin_env  # noqa: F401 - registers GinRummy-v0
+from gin_env.training.config import Args
+from gin_env.training.loop import new_model
 from gin_env.vector import GinRummyVectorEnv, SB3VecEnv
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from train import Args, new_model  # noqa: E402  (train.py sits at the repository root, put on the path just above)
 
 
 def make_env(kind: str, args: Args):

@@ -26,19 +26,6 @@ ILLEGAL_ACTION_MODES = ("penalize", "raise")
 ILLEGAL_ACTION_REWARD = -1.0
 
 
-class CallableAgent:
-    """Adapts a plain function ``fn(view, rng) -> action`` to the :class:`agents.Agent` protocol."""
-
-    def __init__(self, fn) -> None:
-        self.fn = fn
-
-    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
-        return self.fn(view, rng)
-
-    def __repr__(self) -> str:
-        return f"CallableAgent({self.fn!r})"
-
-
 def check_env_args(episode: str, reward_scale: float, illegal_action: str, max_steps: int | None) -> None:
     """Validate the arguments ``GinRummyEnv`` and the vector env share; each error names its argument."""
     check_episode(episode)
@@ -79,14 +66,9 @@ def resolve_rules(rules: str | Rules) -> Rules:
 
 
 def resolve_agent(opponent) -> agents.Agent:
-    """An agent from a name or model path (``agents.load``), an object with ``act(view, rng)``, or a callable."""
-    if isinstance(opponent, str):
-        return agents.load(opponent)
-    if callable(getattr(opponent, "act", None)):
-        return opponent
-    if callable(opponent):
-        return CallableAgent(opponent)
-    raise TypeError(f"opponent must be an agent name, an Agent or a callable(view, rng), got {opponent!r}")
+    """An agent from a name, model path or ``module:attr`` (``agents.load``), an Agent class or object, or a
+    callable ``(view, rng) -> action`` (``agents.as_agent``)."""
+    return agents.load(opponent) if isinstance(opponent, str) else agents.as_agent(opponent, "opponent")
 
 
 def outcome_info(outcome: engine.HandOutcome, learner: int) -> dict:
@@ -209,14 +191,15 @@ class GinRummyEnv(gym.Env):
       action, the phase and the legal actions).
     * ``learner_seat``: 0 or 1 (any integer type) to fix the learner's player index; None draws it each episode.
     * ``max_steps``: truncate after this many learner steps (None: never).
-    * ``render_mode``: ``"ansi"`` for the table as text (both hands, pile, stock count, scores).
+    * ``render_mode``: ``"ansi"`` for the table as text (both hands, pile, stock count, scores), ``"rgb_array"`` for
+      it as a picture (``gin_env.frame``; Gymnasium's ``RecordVideo`` records it).
 
     ## Version History
 
     * v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(self, rules: str | Rules = "standard", opponent="simple", episode: str = "hand",
                  reward_scale: float = 100.0, illegal_action: str = "penalize", learner_seat: int | None = None,
@@ -339,11 +322,16 @@ class GinRummyEnv(gym.Env):
         players = ("learner", "opponent") if self.learner == 0 else ("opponent", "learner")
         return record(start, hand_actions, players=players, hand_number=number, scores=scores)
 
-    def render(self) -> str | None:
-        """The table as text (``render_mode="ansi"``): both hands, the pile, the stock count and the scores."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as text (``render_mode="ansi"``: both hands, the pile, the stock count and the scores) or as an
+        RGB picture (``"rgb_array"``, ``gin_env.frame``: the learner's hand face up, the opponent's face down until
+        the showdown, the top of the pile, the stock count, the scores and the last hand's result)."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; make the env with render_mode='ansi'")
+            gym.logger.warn("render() called without a render_mode; make the env with render_mode='ansi' or "
+                            "'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            return self._table_frame()
         if self.state is None:
             return "(no hand dealt: call reset())"
         return self._table_text()
@@ -449,6 +437,18 @@ class GinRummyEnv(gym.Env):
     # -------------------------------------------------------------------------------------------------------------
     # Rendering
     # -------------------------------------------------------------------------------------------------------------
+
+    def _table_frame(self) -> np.ndarray:
+        from gin_env import frame  # only an env that draws pictures needs the font tables
+
+        if self.state is None:
+            picture = np.empty((frame.HEIGHT, frame.WIDTH, 3), dtype=np.uint8)
+            picture[:] = frame.FELT
+            return picture
+        scores = self._scores()
+        result = None if self._last_outcome is None else frame.result_line(self._last_outcome)
+        return frame.draw(self.state, self.learner, ("LEARNER", "OPPONENT"),
+                          None if self.match is None else (scores[self.learner], scores[1 - self.learner]), result)
 
     def _table_text(self) -> str:
         s = self.state

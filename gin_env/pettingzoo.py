@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
-from pettingzoo import AECEnv
 
 from gin_env import cards, engine, match
 from gin_env.actions import N_ACTIONS
 from gin_env.env import action_id, check_episode, check_reward_scale, outcome_info, resolve_rules
 from gin_env.observation import OBS_HIGH, OBS_LOW, encode, view
+from gin_env.optional import require
 from gin_env.rules import Rules
+
+AECEnv = require("pettingzoo", "gin_env.pettingzoo").AECEnv
 
 AGENTS = ("player_0", "player_1")
 

@@ -23,13 +23,17 @@ import sys
 from collections.abc import Callable
 
 import numpy as np
-from rich.console import Console
-from rich.text import Text
 
-from gin_env import actions, agents, cards, engine, match, render, replay, solver
+from gin_env import actions, agents, cards, engine, match, replay, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.observation import view
+from gin_env.optional import require, script
 from gin_env.rules import PRESETS, Rules
+
+with script(__name__, "python -m gin_env.play"):
+    Console = require("rich.console", "the terminal game").Console
+    Text = require("rich.text", "the terminal game").Text
+    from gin_env import render
 
 HELP = """Commands:
   TD      discard that card (rank A 2-9 T J Q K, or 10; suit S H D C)
@@ -148,7 +152,7 @@ class TerminalGame:
             self.agent, opponent_name = opponent, type(opponent).__name__
         self.names = (name, opponent_name)
         self.input_fn = input_fn
-        self.console = console if console is not None else Console(highlight=False)
+        self.console = console if console is not None else render.console()
         # Without a seed, draw one and show it, so that any game can be dealt again.
         self.seed = secrets.randbelow(2**32) if seed is None else seed
         # Separate streams: the deals never depend on the agent's choices, nor on how the person plays.
@@ -157,8 +161,9 @@ class TerminalGame:
         self.agent_rng = np.random.default_rng(agent_seed)
         self.recorder = None
         if save_replays is not None:
-            os.makedirs(save_replays, exist_ok=True)
-            self.recorder = replay.Recorder(save_replays, f"game-seed{self.seed}", self.names)
+            prefix = replay.run_prefix(self.rules, self.seed, self.names)
+            replay.check_folder(save_replays, (prefix + "-",))
+            self.recorder = replay.Recorder(save_replays, prefix, self.names)
         self.match = match.new_match(self.rules, self.deal_rng)
         self.hand = self.match.hand
 
@@ -176,6 +181,8 @@ class TerminalGame:
                 return self.match
             for line in render.showdown(finished, self.names):
                 say(line)
+            if self.recorder is not None:
+                say(f"Wrote {self.recorder.paths[-1]}", style="dim")
             self.match = match.record_hand(dataclasses.replace(self.match, hand=finished), finished.outcome,
                                            self.deal_rng)
             say(f"Score: {self._score_text()}.")
@@ -306,24 +313,28 @@ def play(opponent="simple", rules: str | Rules = "standard", input_fn: Callable[
     return TerminalGame(opponent, rules, input_fn, console, seed, save_replays, name).run()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gin_env.play",
+def main(argv: list[str] | None = None, prog: str = "python -m gin_env.play") -> int:
+    """Run the command line; the exit code (0 played or left, 2 bad input, 130 interrupted while loading)."""
+    parser = argparse.ArgumentParser(prog=prog,
                                      description="Play a game of Gin Rummy against an agent in the terminal.")
     parser.add_argument("--opponent", default="simple",
-                        help=f"agent name ({', '.join(agents.names())}, or expert and ppo once shipped) or a "
-                             "MaskablePPO .zip (default simple)")
+                        help=f"agent name ({', '.join(agents.names())}), a MaskablePPO .zip, or module:attr (an Agent "
+                             "class, instance or act(view, rng) function) (default simple)")
     parser.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
     parser.add_argument("--seed", type=int, help="seed of the deals and the agent's choices (default: a random one)")
     parser.add_argument("--save-replays", metavar="DIR", help="save each hand as a replay JSON file in DIR")
     parser.add_argument("--name", default="you", help="your name at the table (default you)")
     args = parser.parse_args(argv)
-    console = Console(highlight=False)
+    console = render.console()
     try:
         game = TerminalGame(args.opponent, args.rules, console.input, console, args.seed, args.save_replays,
                             args.name)
-    except (ValueError, NotImplementedError, FileNotFoundError, ImportError, OSError) as err:
-        print(f"play: error: {err}", file=sys.stderr)
+    except (ValueError, FileNotFoundError, ImportError, OSError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted while setting up the game", file=sys.stderr)
+        return 130
     try:
         game.run()
     except KeyboardInterrupt:

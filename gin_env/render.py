@@ -1,21 +1,32 @@
 """Gin Rummy for human eyes: cards, hands sorted into their melds, moves in words, and the showdown, as rich ``Text``.
 
-This module owns how the terminal game (``gin_env.play``) and the replay viewer (``gin_env.replay``) write the game,
-so the two always tell a hand the same way. It decides nothing about the rules: melds and deadwood come from
+This module owns how the terminal game (``gin_env.play``) and the replay viewer (``gin_env.replay_viewer``) write
+the game, so the two always tell a hand the same way. It decides nothing about the rules: melds and deadwood come from
 ``solver``, scores and layoffs from the engine's ``HandOutcome``.
 """
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from gin_env import actions, cards, engine, solver
 from gin_env.actions import BIG_GIN, DRAW_STOCK, PASS, TAKE_DISCARD
+from gin_env.optional import require
 from gin_env.rules import Rules
+
+Text = require("rich.text", "drawing cards in the terminal").Text
+Console = require("rich.console", "drawing cards in the terminal").Console
 
 #: A four-colour deck, so that suits tell apart at a glance even where red and black alone would not.
 SUIT_STYLES = ("bold", "bold red", "bold blue", "bold green")
 MELD_OPEN, MELD_CLOSE = "[", "]"
+
+
+def console() -> Console:
+    """The console the terminal game and the replay viewer write to: on a terminal, rich's own; into a pipe or a
+    file, lines are left whole instead of wrapped at rich's default 80 columns."""
+    out = Console(highlight=False)
+    if not out.is_terminal:
+        out = Console(highlight=False, soft_wrap=True)
+    return out
 
 
 def card(c: int, style: str = "") -> Text:

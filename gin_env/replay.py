@@ -1,6 +1,5 @@
-"""Replays of single hands: the JSON file format, its validation, recording, and a viewer.
-
-    python -m gin_env.replay FILE [--step]
+"""Replays of single hands: the JSON file format, its validation, and recording (the viewer, ``python -m
+gin_env.replay FILE [--step]``, is :mod:`gin_env.replay_viewer`).
 
 This module owns what a saved hand is and when a file is a valid one. A replay holds what it takes to play the hand
 again exactly (the rules, the deal, the dealer, both players' actions) and the outcome that play gave; loading a
@@ -32,11 +31,13 @@ key              value
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import dataclasses
+import hashlib
 import json
 import os
 import re
+import signal
 import sys
 from dataclasses import dataclass
 
@@ -115,9 +116,57 @@ class Replay:
         return "{\n" + body + "\n}\n"
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the replay to ``path`` (see the module docstring for the format)."""
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_json())
+        """Write the replay to ``path`` (see the module docstring for the format), atomically, never over a file.
+
+        The text goes to a temporary file beside ``path`` that is then linked to its name: a reader never sees half
+        a replay, and when ``path`` exists already (another run with the same names) ``FileExistsError`` is raised
+        and both files stay as they were."""
+        path = os.fspath(path)
+        temporary = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}{_TEMPORARY}")
+        # Ctrl-C, or the SIGTERM that stops an evaluation's worker processes, waits until the temporary file is
+        # gone when it reaches this thread; one that reaches another thread kills the process here, and the
+        # evaluation removes what is left (remove_temporaries). A stopped run leaves whole replays only.
+        with _signals_held():
+            try:
+                with open(temporary, "w", encoding="utf-8") as f:
+                    f.write(self.to_json())
+                # os.link, unlike os.replace, fails instead of replacing an existing file, in one atomic step.
+                os.link(temporary, path)
+            except FileExistsError:
+                raise FileExistsError(f"replay {path} exists already: not overwritten (use another folder, seed or "
+                                      "agent name)") from None
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temporary)
+
+
+#: The ending of the temporary file a process writes a replay to: ``.NAME.PID.tmp`` beside ``NAME``.
+_TEMPORARY = ".tmp"
+
+
+def remove_temporaries(folder: str | os.PathLike, pids) -> None:
+    """Delete the temporary files that processes ``pids`` left in ``folder``: a process killed by a signal that
+    reached another of its threads (numpy's, torch's) dies inside ``Replay.save`` without cleaning up. Files of
+    other processes, such as another run writing to the same folder, are left alone."""
+    endings = tuple(f".{pid}{_TEMPORARY}" for pid in pids)
+    for name in os.listdir(folder):
+        if name.startswith(".") and name.endswith(endings):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(folder, name))
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT and SIGTERM back inside the block (where the platform can); they arrive when it ends."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def outcome_dict(outcome: HandOutcome) -> dict:
@@ -180,6 +229,10 @@ def loads(text: str) -> Replay:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise ReplayError(f"not a replay: the file is not valid JSON ({err})") from None
+    except ValueError:  # valid JSON that Python refuses to read: an integer of more than 4,300 digits
+        raise ReplayError("not a replay: a number in the file has too many digits to read") from None
+    except RecursionError:
+        raise ReplayError("not a replay: the JSON is nested too deeply to read") from None
     return from_dict(data)
 
 
@@ -299,6 +352,8 @@ class Recorder:
         self.prefix = prefix
         self.players = players
         self.replays: list[Replay] = []
+        #: The files written, in order.
+        self.paths: list[str] = []
         self._start: HandState | None = None
         self._state: HandState | None = None
         self._actions: list[int] = []
@@ -326,7 +381,9 @@ class Recorder:
                         hand_number=len(self.replays) + 1, scores=self._scores)
         self.replays.append(replay)
         if self.directory is not None:
-            replay.save(os.path.join(self.directory, f"{self.prefix}-hand{replay.hand_number:03d}.json"))
+            path = os.path.join(self.directory, f"{self.prefix}-hand{replay.hand_number:03d}.json")
+            replay.save(path)
+            self.paths.append(path)
         if outcome.winner is not None:
             w = outcome.winner
             self._scores = tuple(s + outcome.points if p == w else s for p, s in enumerate(self._scores))
@@ -339,11 +396,39 @@ def file_stem(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", base) or "agent"
 
 
+def labels(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Distinct file-name labels of agents: :func:`file_stem` of each name, and where two names share a stem
+    (``a/best.zip`` and ``b/best.zip``) a short digest of the full name after it, so their files never collide."""
+    stems = [file_stem(name) for name in names]
+    return tuple(stem if stems.count(stem) == 1 else
+                 f"{stem}-{hashlib.sha1(name.encode()).hexdigest()[:8]}" for stem, name in zip(stems, names))
+
+
+def run_prefix(rules: Rules, seed: int, names: tuple[str, str]) -> str:
+    """The part of a duplicate game's replay names that its run decides: ``{rules}-seed{seed}-{a}-vs-{b}``."""
+    a, b = labels(names)
+    return f"{file_stem(rules.name)}-seed{seed}-{a}-vs-{b}"
+
+
+def check_folder(directory: str | os.PathLike, prefixes: tuple[str, ...]) -> None:
+    """Make sure replays named ``{prefix}...`` can be saved in ``directory`` before anything is played: the folder
+    exists (made if needed), is writable, and holds no file with one of those prefixes (a run with the same names,
+    whose files would otherwise be refused midway). Raises ``OSError`` or ``FileExistsError`` naming the problem."""
+    os.makedirs(directory, exist_ok=True)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise PermissionError(f"cannot write replays to {os.fspath(directory)}: permission denied")
+    clash = next((name for name in sorted(os.listdir(directory)) if name.startswith(prefixes)), None)
+    if clash is not None:
+        raise FileExistsError(f"{os.path.join(directory, clash)} is a replay of a game with the same rules, seed and "
+                              "players: not overwritten (use another folder or seed)")
+
+
 def play_duplicate(rules: Rules, agent_a, agent_b, seed: int, game: int, directory: str | os.PathLike,
                    names: tuple[str, str] = ("a", "b")) -> tuple[duel.GameResult, duel.GameResult]:
     """``duel.play_duplicate``, also saving every hand of both seatings in ``directory`` as
-    ``{a}-vs-{b}-game{game:05d}-seating{0|1}-hand{n:03d}.json`` (agent names from ``names``)."""
-    stem = f"{file_stem(names[0])}-vs-{file_stem(names[1])}-game{game:05d}"
+    ``{run_prefix}-game{game:05d}-seating{0|1}-hand{n:03d}.json`` (see :func:`run_prefix`): runs with another seed,
+    preset or agent never share a name, and a file that exists already is refused (``FileExistsError``)."""
+    stem = f"{run_prefix(rules, seed, names)}-game{game:05d}"
     results = []
     # Seating 0 has agent A as P1, seating 1 swaps the seats on the same deals (as duel.play_duplicate).
     for seating, seats in enumerate(((agent_a, agent_b), (agent_b, agent_a))):
@@ -353,79 +438,8 @@ def play_duplicate(rules: Rules, agent_a, agent_b, seed: int, game: int, directo
     return results[0], results[1]
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# Viewer
-# ---------------------------------------------------------------------------------------------------------------
-
-def show(replay: Replay, console, wait=None) -> None:
-    """Print the hand move by move on a rich ``console``, both hands after every action, then the showdown.
-
-    ``wait``, if given, is called (like ``input``) after each action, to step through the hand: an answer of
-    ``q`` stops, and so does end of input."""
-    # rich is needed only to show a replay, not to record or check one (evaluate.py and the env do that).
-    from rich.text import Text
-
-    from gin_env import render
-
-    names = replay.players
-    states = replay.states()
-    start = states[0]
-    rules = replay.rules
-    width = max(len(n) for n in names)
-
-    def show_hands(state: HandState, actor: int | None, highlight: int) -> None:
-        for p in (0, 1):
-            line = Text(f"   {'›' if p == actor else ' '} {names[p]:<{width}}  ")
-            console.print(line.append_text(render.hand(state.hands[p], highlight if p == actor else engine.NO_CARD)))
-
-    where = f"hand {replay.hand_number}" if replay.hand_number is not None else "a hand"
-    target = f" · game to {rules.target}" if rules.target is not None else ""
-    console.rule(f"Replay of {where} · {rules.name} rules{target}")
-    scores = f"; scores before the hand: {names[0]} {replay.scores[0]}, {names[1]} {replay.scores[1]}"
-    console.print(f"P1 {names[0]}, P2 {names[1]}; {names[replay.dealer]} deals"
-                  f"{scores if replay.scores != (0, 0) else ''}.")
-    if start.initial_upcard != engine.NO_CARD:
-        console.print(Text("Upcard ").append_text(render.card(start.initial_upcard))
-                      .append(f", knock limit {start.knock_limit}."))
-    show_hands(start, None, engine.NO_CARD)
-    digits = len(str(len(replay.actions)))
-    for k, (before, action, after) in enumerate(zip(states, replay.actions, states[1:]), start=1):
-        line = Text(f"{k:>{digits}}. ").append_text(render.move(before, action, names[before.current], True))
-        pile = f"top {cards.card_str(after.pile[-1])}" if after.pile else "empty"
-        console.print(line.append(f"   (stock {engine.stock_size(after)}, pile {pile})", style="dim"))
-        if after.phase != engine.OVER:
-            drawn = before.deck[before.stock_top] if action == actions.DRAW_STOCK else engine.NO_CARD
-            show_hands(after, before.current, after.taken if action == actions.TAKE_DISCARD else drawn)
-        if wait is not None:
-            try:
-                if wait("").strip().lower() == "q":
-                    return
-            except EOFError:
-                return
-    for line in render.showdown(states[-1], names):
-        console.print(line)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gin_env.replay",
-                                     description="Step through a saved Gin Rummy hand, showing both hands.")
-    parser.add_argument("file", help="a replay saved by gin_env.play, evaluate.py --replays or the env")
-    parser.add_argument("--step", action="store_true", help="wait for Enter after each action (q to stop)")
-    args = parser.parse_args(argv)
-    from rich.console import Console
-
-    console = Console(highlight=False)
-    try:
-        replay = load(args.file)
-    except ReplayError as err:
-        print(f"replay: error: {err}", file=sys.stderr)
-        return 2
-    try:
-        show(replay, console, console.input if args.step else None)
-    except KeyboardInterrupt:
-        console.print()
-    return 0
-
-
 if __name__ == "__main__":
+    # python -m gin_env.replay is the viewer's command line; the viewer lives in its own module.
+    from gin_env.replay_viewer import main
+
     sys.exit(main())

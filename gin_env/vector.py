@@ -31,6 +31,7 @@ from gin_env.env import (
 )
 from gin_env.match import FIXED_FIRST_DEALER
 from gin_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
+from gin_env.optional import require
 from gin_env.rules import Rules
 
 #: Outcome names indexed by kind code, with "" for -1 (no hand ended).
@@ -381,11 +382,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
 
 def _sb3_base():
     """stable-baselines3's VecEnv base class, imported only when an adapter is made (SB3 is an optional extra)."""
-    try:
-        from stable_baselines3.common.vec_env import VecEnv
-    except ImportError as error:
-        raise ImportError("SB3VecEnv needs stable-baselines3: pip install 'gin-env[train]'") from error
-    return VecEnv
+    return require("stable_baselines3.common.vec_env", "SB3VecEnv").VecEnv
 
 
 def SB3VecEnv(venv: GinRummyVectorEnv):  # noqa: N802 - a factory that reads as the class it builds

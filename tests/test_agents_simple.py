@@ -185,14 +185,51 @@ def test_load_builtin_agents():
     assert agents.names() == ["expert", "ppo", "random", "simple"]
 
 
-def test_load_unknown_and_planned_names_fail_clearly(monkeypatch):
-    with pytest.raises(ValueError, match="unknown agent 'simpel'.*random, simple"):
+def test_load_unknown_names_fail_clearly():
+    with pytest.raises(ValueError, match="unknown agent 'simpel'.*random, simple.*module:attr"):
         agents.load("simpel")
-    monkeypatch.setitem(agents.PLANNED, "oracle", "it is not written yet")
-    with pytest.raises(NotImplementedError, match="'oracle' is not available yet: it is not written yet"):
-        agents.load("oracle")
 
 
+def first_legal(view, rng):
+    """A strategy as a plain function, for the module:attr tests."""
+    return int(view.legal_mask.nonzero()[0][0])
+
+
+FIRST_LEGAL_INSTANCE = agents.CallableAgent(first_legal)
+
+
+@pytest.mark.parametrize("spec, kind", [("gin_env.agents.simple:SimpleAgent", SimpleAgent),
+                                        ("tests.test_agents_simple:FIRST_LEGAL_INSTANCE", agents.CallableAgent),
+                                        ("tests.test_agents_simple:first_legal", agents.CallableAgent)])
+def test_module_attr_names_a_class_an_instance_or_a_function(spec, kind):
+    agent = agents.load(spec)
+    assert isinstance(agent, kind) and isinstance(agent, agents.Agent)
+    state = engine.new_hand(Rules(), np.random.default_rng(3))
+    action = agent.act(view(state, state.current), np.random.default_rng(4))
+    assert view(state, state.current).legal_mask[action]
+
+
+@pytest.mark.parametrize("spec, message", [("no_such_module_xyz:Agent", "cannot import 'no_such_module_xyz'"),
+                                           ("gin_env.agents.simple:Nobody", "has no attribute 'Nobody'"),
+                                           ("gin_env.agents:AGENTS", "must be an agent name"),
+                                           ("gin_env.agents.ppo:PPOAgent", "made with no arguments"),
+                                           (":SimpleAgent", "write module:attr")])
+def test_module_attr_failures_name_the_spec(spec, message):
+    with pytest.raises(ValueError, match=message):
+        agents.load(spec)
+
+
+def test_module_attr_works_wherever_an_agent_name_does(capsys):
+    """evaluate, play and the env's ``opponent=`` all go through agents.load."""
+    from gin_env.env import GinRummyEnv
+    from gin_env.evaluation import cli
+
+    spec = "tests.test_agents_simple:first_legal"
+    env = GinRummyEnv(opponent=spec)
+    env.reset(seed=1)
+    assert isinstance(env.opponent, agents.CallableAgent)
+    assert cli.main([spec, "random", "--deals", "2", "--workers", "1", "--no-progress"]) == 0
+    assert spec in capsys.readouterr().out
 def test_load_missing_or_corrupt_model_fails_clearly(tmp_path):
     with pytest.raises(FileNotFoundError, match="no model file"):
         agents.load(str(tmp_path / "missing.zip"))

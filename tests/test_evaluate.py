@@ -1,16 +1,19 @@
-"""evaluate.py: numbers that depend on the seed and not on the worker count, the JSON keys of DESIGN.md, the table
-and the plot, clear errors for bad agents, and the statistics (intervals, Elo) on hand-checked values."""
+"""evaluate.py (gin_env.evaluation): numbers that depend on the seed and not on the worker count, the JSON keys of
+DESIGN.md, the table and the plot, clear errors for bad agents, and the statistics (intervals, Elo) on hand-checked
+values."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from multiprocessing import get_context
 
 import numpy as np
 import pytest
 
-import evaluate
+from gin_env.evaluation import cli, stats, tournament
+from gin_env.evaluation import report as report_module
 from gin_env.rules import Rules
 from tests.scripted import LoopingAgent
 
@@ -21,23 +24,23 @@ DESIGN_PAIR_KEYS = {"a", "b", "a_points_per_hand", "a_points_per_hand_ci95", "a_
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Chunks of 3 games, so that a handful of games is spread over several tasks and both workers."""
-    monkeypatch.setitem(evaluate.CHUNK, "deals", 3)
-    monkeypatch.setitem(evaluate.CHUNK, "matches", 3)
+    monkeypatch.setitem(tournament.CHUNK, "deals", 3)
+    monkeypatch.setitem(tournament.CHUNK, "matches", 3)
 
 
 def test_same_seed_same_numbers_whatever_the_worker_count(small_chunks):
     names = ["simple", "random", "expert"]
-    one = evaluate.evaluate(names, Rules.preset("eaai"), "deals", 10, seed=5, workers=1)
-    two = evaluate.evaluate(names, Rules.preset("eaai"), "deals", 10, seed=5, workers=2)
+    one = tournament.evaluate(names, Rules.preset("eaai"), "deals", 10, seed=5, workers=1)
+    two = tournament.evaluate(names, Rules.preset("eaai"), "deals", 10, seed=5, workers=2)
     assert one == two
-    other = evaluate.evaluate(names, Rules.preset("eaai"), "deals", 10, seed=6, workers=1)
+    other = tournament.evaluate(names, Rules.preset("eaai"), "deals", 10, seed=6, workers=1)
     assert other["pairs"] != one["pairs"]
 
 
 def test_matches_are_reproducible_across_worker_counts(small_chunks):
     names = ["simple", "random"]
-    one = evaluate.evaluate(names, Rules.preset("eaai"), "matches", 6, seed=1, workers=1)
-    two = evaluate.evaluate(names, Rules.preset("eaai"), "matches", 6, seed=1, workers=2)
+    one = tournament.evaluate(names, Rules.preset("eaai"), "matches", 6, seed=1, workers=1)
+    two = tournament.evaluate(names, Rules.preset("eaai"), "matches", 6, seed=1, workers=2)
     assert one == two
     pair = one["pairs"][0]
     assert pair["matches"] == 6 and pair["games"] == 12 and pair["hands"] >= 12
@@ -46,7 +49,7 @@ def test_matches_are_reproducible_across_worker_counts(small_chunks):
 
 def test_json_keys_table_and_plot_from_the_command_line(tmp_path, capsys):
     out, png = tmp_path / "report.json", tmp_path / "report.png"
-    code = evaluate.main(["simple", "random", "expert", "--rules", "eaai", "--deals", "4", "--seed", "3",
+    code = cli.main(["simple", "random", "expert", "--rules", "eaai", "--deals", "4", "--seed", "3",
                           "--json", str(out), "--plot", str(png), "--workers", "1", "--no-progress"])
     assert code == 0
     report = json.loads(out.read_text())
@@ -67,81 +70,83 @@ def test_json_keys_table_and_plot_from_the_command_line(tmp_path, capsys):
 
 
 def test_replays_are_saved_for_every_hand_and_seating(tmp_path):
-    evaluate.evaluate(["simple", "random"], Rules(), "deals", 2, replays=str(tmp_path / "replays"))
+    tournament.evaluate(["simple", "random"], Rules(), "deals", 2, replays=str(tmp_path / "replays"))
     names = sorted(f.name for f in (tmp_path / "replays").iterdir())
-    assert names == [f"simple-vs-random-game{g:05d}-seating{s}-hand001.json" for g in (0, 1) for s in (0, 1)]
+    assert names == [f"custom-seed0-simple-vs-random-game{g:05d}-seating{s}-hand001.json"
+                     for g in (0, 1) for s in (0, 1)]
 
 
 @pytest.mark.parametrize("bad, message", [("grandmaster", "unknown agent 'grandmaster'"),
                                           ("models/missing.zip", "no model file")])
 def test_bad_agents_give_a_clear_error(bad, message, capsys):
     with pytest.raises((ValueError, FileNotFoundError), match=message):
-        evaluate.evaluate(["simple", bad], Rules(), "deals", 2)
-    assert evaluate.main(["simple", bad, "--deals", "2", "--no-progress"]) == 2
+        tournament.evaluate(["simple", bad], Rules(), "deals", 2)
+    assert cli.main(["simple", bad, "--deals", "2", "--no-progress"]) == 2
     assert message in capsys.readouterr().err
 
 
 def test_bad_requests_are_refused():
     with pytest.raises(ValueError, match="distinct"):
-        evaluate.evaluate(["simple", "simple"], Rules(), "deals", 2)
+        tournament.evaluate(["simple", "simple"], Rules(), "deals", 2)
     with pytest.raises(ValueError, match="at least 2"):
-        evaluate.evaluate(["simple", "random"], Rules(), "deals", 1)
+        tournament.evaluate(["simple", "random"], Rules(), "deals", 1)
     with pytest.raises(SystemExit):
-        evaluate.main(["simple", "random", "--rules", "openspiel", "--matches", "2"])  # no target: single hands
+        cli.main(["simple", "random", "--rules", "openspiel", "--matches", "2"])  # no target: single hands
     with pytest.raises(SystemExit):
-        evaluate.main(["simple", "random", "--deals", "2", "--matches", "2"])
+        cli.main(["simple", "random", "--deals", "2", "--matches", "2"])
 
 
 def test_win_rates_count_draws_half_and_duplicates_compare_points():
     # Two duplicate games, seatings as rows: (points, hands, A won, B won, score, capped hands, abandoned).
     games = np.array([[[10, 2, 1, 0, 1.0, 0, 0], [-4, 1, 0, 1, 0.0, 0, 0]],
                       [[0, 1, 0, 0, 0.5, 1, 0], [-3, 1, 0, 1, 0.0, 0, 0]]])
-    stats = evaluate.pair_stats(games)
-    assert stats["hands"] == 5 and stats["no_winner_hands"] == 2
-    assert stats["a_hand_win_rate"] == pytest.approx((1 + 0.5 * 2) / 5)
-    assert stats["a_points_per_hand"] == pytest.approx(3 / 5)
-    assert stats["a_match_win_rate"] == pytest.approx(1.5 / 4)
-    assert stats["a_duplicate_win_rate"] == 0.5  # +6 over the first duplicate game, -3 over the second
-    assert (stats["capped_hands"], stats["abandoned_games"]) == (1, 0)
+    pair = stats.pair_stats(games)
+    assert pair["hands"] == 5 and pair["no_winner_hands"] == 2
+    assert pair["a_hand_win_rate"] == pytest.approx((1 + 0.5 * 2) / 5)
+    assert pair["a_points_per_hand"] == pytest.approx(3 / 5)
+    assert pair["a_match_win_rate"] == pytest.approx(1.5 / 4)
+    assert pair["a_duplicate_win_rate"] == 0.5  # +6 over the first duplicate game, -3 over the second
+    assert (pair["capped_hands"], pair["abandoned_games"]) == (1, 0)
 
 
 def test_capped_hands_and_abandoned_games_are_reported():
     """Players that never knock (R19, R19a): every hand capped, every game abandoned, and the table says so."""
     rules = Rules.preset("eaai")
-    games = evaluate.play_games(rules, LoopingAgent(), LoopingAgent(), 0, range(2))
-    stats = evaluate.pair_stats(games)
-    assert (stats["capped_hands"], stats["abandoned_games"], stats["hands"]) == (40, 4, 40)
-    assert stats["a_match_win_rate"] == 0.5 and stats["no_winner_hands"] == 40
+    games = tournament.play_games(rules, LoopingAgent(), LoopingAgent(), 0, range(2))
+    pair = stats.pair_stats(games)
+    assert (pair["capped_hands"], pair["abandoned_games"], pair["hands"]) == (40, 4, 40)
+    assert pair["a_match_win_rate"] == 0.5 and pair["no_winner_hands"] == 40
     report = {"rules": "eaai", "mode": "matches", "seed": 0, "agents": ["a", "b"], "elo": {"a": 1500, "b": 1500},
-              "pairs": [{"a": "a", "b": "b", "matches": 2, **stats}]}
-    assert "Capped hands (R19 turn cap): 40; abandoned games (R19a dead hands in a row): 4" in evaluate.table(report)
+              "pairs": [{"a": "a", "b": "b", "matches": 2, **pair}]}
+    line = "Capped hands (R19 turn cap): 40; abandoned games (R19a dead hands in a row): 4"
+    assert line in report_module.table(report)
 
 
 def test_ratio_estimate_by_hand():
-    ratio, variance = evaluate.ratio_estimate(np.array([1.0, 3.0]), np.array([2.0, 2.0]))
+    ratio, variance = stats.ratio_estimate(np.array([1.0, 3.0]), np.array([2.0, 2.0]))
     # residuals -1 and +1: sample variance 2, over n * mean(den)^2 = 2 * 4
     assert ratio == 1.0 and variance == pytest.approx(0.25)
 
 
 def test_wilson_interval_at_the_binomial_variance_is_the_textbook_one():
-    low, high = evaluate.wilson_interval(0.5, 0.25 / 100, 100)
+    low, high = stats.wilson_interval(0.5, 0.25 / 100, 100)
     assert (low, high) == (pytest.approx(0.4038, abs=1e-4), pytest.approx(0.5962, abs=1e-4))
 
 
 def test_wilson_interval_of_a_perfect_record_counts_games_as_independent():
-    low, high = evaluate.wilson_interval(1.0, 0.0, 200)
-    assert high == 1.0 and low == pytest.approx(200 / (200 + evaluate.Z95 ** 2))
+    low, high = stats.wilson_interval(1.0, 0.0, 200)
+    assert high == 1.0 and low == pytest.approx(200 / (200 + stats.Z95 ** 2))
 
 
 def test_elo_of_two_agents_matches_the_logistic_odds():
-    elo = evaluate.fit_elo(["a", "b"], [("a", "b", 75.0, 100.0)])
+    elo = stats.fit_elo(["a", "b"], [("a", "b", 75.0, 100.0)])
     p = 75.5 / 101  # one virtual draw
     assert elo["a"] - elo["b"] == pytest.approx(400 * math.log10(p / (1 - p)), abs=1e-6)
-    assert (elo["a"] + elo["b"]) / 2 == pytest.approx(evaluate.ELO_MEAN)
+    assert (elo["a"] + elo["b"]) / 2 == pytest.approx(stats.ELO_MEAN)
 
 
 def test_elo_is_finite_for_a_perfect_record_and_orders_a_transitive_pool():
-    elo = evaluate.fit_elo(["a", "b", "c"], [("a", "b", 100.0, 100.0), ("a", "c", 100.0, 100.0),
+    elo = stats.fit_elo(["a", "b", "c"], [("a", "b", 100.0, 100.0), ("a", "c", 100.0, 100.0),
                                              ("b", "c", 70.0, 100.0)])
     assert all(math.isfinite(r) for r in elo.values())
     assert elo["a"] > elo["b"] > elo["c"]
@@ -156,5 +161,18 @@ def _torch_threads() -> int:
 def test_worker_processes_run_torch_on_one_thread():
     """Workers fill the cores already; torch's own thread pool in each would make them spin against each other."""
     pytest.importorskip("torch")
-    with get_context("spawn").Pool(1, initializer=evaluate._one_thread_per_worker) as pool:
+    with get_context("spawn").Pool(1, initializer=tournament._init_worker) as pool:
         assert pool.apply(_torch_threads) == 1
+
+
+def test_the_report_is_the_one_recorded_before_the_move_into_the_package(tmp_path):
+    """``python evaluate.py random simple expert --deals 40 --seed 0 --workers 1 --json FILE``, recorded before
+    evaluation moved from the script into gin_env.evaluation (issue 12), and again when each pair gained
+    ``capped_hands`` and ``abandoned_games`` (R19, R19a; every other number unchanged): the same JSON, byte for
+    byte."""
+    golden = os.path.join(os.path.dirname(__file__), "data", "evaluate_seed0_golden.json")
+    out = tmp_path / "report.json"
+    assert cli.main(["random", "simple", "expert", "--deals", "40", "--seed", "0", "--workers", "1", "--no-progress",
+                     "--json", str(out)]) == 0
+    with open(golden) as f:
+        assert out.read_text() == f.read()

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import evaluate
 from gin_env import actions, agents, duel, engine
 from gin_env.agents.expert import ExpertAgent, ExpertParams
 from gin_env.batch_observation import batch_view
+from gin_env.evaluation import evaluate
 from gin_env.observation import view
 from gin_env.rules import Rules
 from gin_env.vector import GinRummyVectorEnv
@@ -107,7 +107,7 @@ def test_does_not_feed_a_run_the_opponent_is_building():
 def test_expert_beats_simple_over_a_short_duplicate_run():
     """The true match win rate is about 0.77 (README, "Results under the EAAI rules"); 0.55 is more than four
     standard errors below it for 40 duplicate matches, so this bound is safe for any seed."""
-    report = evaluate.evaluate(["expert", "simple"], Rules.preset("eaai"), "matches", 40, seed=2024)
+    report = evaluate(["expert", "simple"], Rules.preset("eaai"), "matches", 40, seed=2024)
     assert report["pairs"][0]["a_match_win_rate"] >= 0.55
 
 

@@ -218,10 +218,14 @@ def test_the_opponents_hidden_cards_are_never_shown_before_the_showdown(tmp_path
 def test_saved_replays_reproduce_every_hand_of_the_game(tmp_path):
     game, final, out = run_auto(7, save_replays=tmp_path / "replays")
     files = sorted((tmp_path / "replays").iterdir())
-    assert [f.name for f in files] == [f"game-seed7-hand{n:03d}.json" for n in range(1, len(final.history) + 1)]
+    names = [f"standard-seed7-you-vs-simple-hand{n:03d}.json" for n in range(1, len(final.history) + 1)]
+    assert [f.name for f in files] == names
     loaded = [replay.load(f) for f in files]
     assert [r.outcome for r in loaded] == list(final.history)
     assert all(r.players == ("you", "simple") for r in loaded)
+    assert all(str(tmp_path / "replays" / name) in out.replace("\n", "") for name in names)  # each file announced
+    with pytest.raises(FileExistsError, match="not overwritten"):  # the same game again: refused before a deal
+        run_auto(7, save_replays=tmp_path / "replays")
 
 
 def test_same_seed_deals_the_same_cards():
@@ -251,4 +255,15 @@ def test_command_line_plays_from_stdin(monkeypatch, capsys):
 def test_command_line_explains_an_unavailable_opponent(opponent, message, capsys):
     assert play.main(["--opponent", opponent]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("play: error: ") and message in err
+    assert err.startswith("python -m gin_env.play: error: ") and message in err
+
+
+def test_ctrl_c_while_the_opponent_loads_is_one_line_and_a_non_zero_exit(monkeypatch, capsys):
+    """Issue 17: loading a PPO model takes seconds, and Ctrl-C then must not print a traceback."""
+    def interrupted(name):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(play.agents, "load", interrupted)
+    assert play.main(["--opponent", "ppo", "--seed", "1"]) == 130
+    err = capsys.readouterr().err.strip()
+    assert err == "python -m gin_env.play: interrupted while setting up the game"

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from gin_env import actions, agents, duel, engine, replay
+from gin_env import actions, agents, duel, engine, replay, replay_viewer
 from gin_env.replay import Recorder, ReplayError
 from gin_env.rules import Rules
 from tests.scripted import make_deck
@@ -91,7 +91,8 @@ def test_evaluate_duplicate_games_record_both_seatings_without_changing_play(tmp
     recorded = replay.play_duplicate(rules, simple, rand, 7, 3, tmp_path, ("simple", "models/best.zip"))
     assert recorded == duel.play_duplicate(rules, simple, rand, 7, 3)
     files = sorted(f.name for f in tmp_path.iterdir())
-    assert files == ["simple-vs-best-game00003-seating0-hand001.json", "simple-vs-best-game00003-seating1-hand001.json"]
+    stem = "standard_custom-seed7-simple-vs-best-game00003"
+    assert files == [f"{stem}-seating0-hand001.json", f"{stem}-seating1-hand001.json"]
     first, second = (replay.load(tmp_path / f) for f in files)
     assert first.deck == second.deck and first.players == ("simple", "models/best.zip")
     assert second.players == ("models/best.zip", "simple")
@@ -218,7 +219,7 @@ def test_corrupt_or_mismatched_file_raises_a_clear_error(tmp_path, change, messa
 def test_viewer_prints_every_move_both_hands_and_the_showdown(tmp_path, capsys):
     path = tmp_path / "knock.json"
     knock_replay().save(path)
-    assert replay.main([str(path)]) == 0
+    assert replay_viewer.main([str(path)]) == 0
     out = capsys.readouterr().out
     for text in ("P1 ann, P2 bob; bob deals.", "Upcard 3D, knock limit 10.",
                  "1. ann passes on the upcard 3D", "2. bob passes on the upcard 3D",
@@ -234,13 +235,59 @@ def test_viewer_prints_every_move_both_hands_and_the_showdown(tmp_path, capsys):
 def test_viewer_steps_on_enter_and_stops_on_q():
     console = Console(file=io.StringIO(), width=120, color_system=None)
     answers = iter(["", "q"])
-    replay.show(knock_replay(), console, lambda prompt: next(answers))
+    replay_viewer.show(knock_replay(), console, lambda prompt: next(answers))
     out = console.file.getvalue()
     assert "2. bob passes" in out and "3. ann draws" not in out
 
 
 def test_viewer_reports_a_bad_file_in_one_line(tmp_path, capsys):
     path = saved(tmp_path, corrupt(lambda d: d.update(version=9)))
-    assert replay.main([str(path)]) == 2
+    assert replay_viewer.main([str(path)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("replay: error: ") and "version 9 is not supported" in err and "\n" not in err
+    assert err.startswith("python -m gin_env.replay: error: ") and "version 9 is not supported" in err
+    assert "\n" not in err
+
+
+def test_replay_names_differ_by_run_and_never_overwrite(tmp_path):
+    """Issue 17: names hold the preset, the seed and distinct agent labels; a second save of one name is refused and
+    the first file stays intact."""
+    rules = Rules.preset("standard", target=None)
+    simple, rand = agents.load("simple"), agents.load("random")
+    for seed in (1, 2):
+        replay.play_duplicate(rules, simple, rand, seed, 0, tmp_path, ("x/best.zip", "y/best.zip"))
+    files = sorted(f.name for f in tmp_path.iterdir())
+    assert len(files) == 4 and len({f.split("-game")[0] for f in files}) == 2
+    assert replay.labels(["x/best.zip", "y/best.zip", "simple"])[2] == "simple"
+    assert len(set(replay.labels(["x/best.zip", "y/best.zip"]))) == 2
+    before = {f: (tmp_path / f).read_text() for f in files}
+    with pytest.raises(FileExistsError, match="exists already"):
+        replay.play_duplicate(rules, simple, rand, 1, 0, tmp_path, ("x/best.zip", "y/best.zip"))
+    assert {f.name: f.read_text() for f in tmp_path.iterdir()} == before  # nothing replaced, no temporary left
+
+
+def test_viewer_output_into_a_pipe_is_not_wrapped(tmp_path):
+    """Issue 12: piped to a file, a line stays whole instead of breaking at rich's default 80 columns."""
+    long_name = "a-player-with-a-name-long-enough-to-pass-eighty-columns-on-its-own-line-" * 2
+    path = tmp_path / "long.json"
+    knock_replay().save(path)
+    data = json.loads(path.read_text())
+    data["players"] = [long_name, "bob"]
+    path.write_text(json.dumps(data))
+    result = subprocess.run([sys.executable, "-m", "gin_env.replay", str(path)], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert any(long_name in line and "deals" in line for line in result.stdout.splitlines())
+
+
+@pytest.mark.parametrize("text, message", [("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+                                           ('{"format": "gin-env-replay", "version": 1, "dealer": ' + "9" * 4301 + "}",
+                                            "too many digits")])
+def test_viewer_reports_pathological_json_in_one_line(text, message, tmp_path, capsys):
+    """Issue 17: JSON that Python's reader refuses (deep nesting, a 4,301-digit integer) is a bad file, not a crash."""
+    path = tmp_path / "odd.json"
+    path.write_text(text)
+    with pytest.raises(ReplayError, match=message):
+        replay.load(path)
+    assert replay_viewer.main([str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err

@@ -1,5 +1,5 @@
-"""train.py end to end on a tiny network: a short run saves, reloads as an agent, plays legal moves, and resumes;
-the opponent schedule, imitation, the PPO agent's loading rules, and the shipped model."""
+"""Training (train.py, gin_env.training) end to end on a tiny network: a short run saves, reloads as an agent, plays
+legal moves, and resumes; the opponent schedule, imitation, the PPO agent's loading rules, and the shipped model."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import evaluate  # noqa: E402
-import train  # noqa: E402
 from gin_env import (
     agents,  # noqa: E402
     duel,  # noqa: E402
@@ -20,8 +18,10 @@ from gin_env import (
 from gin_env.agents import ppo  # noqa: E402
 from gin_env.batch_observation import batch_view  # noqa: E402
 from gin_env.env import GinRummyEnv  # noqa: E402
+from gin_env.evaluation import evaluate  # noqa: E402
 from gin_env.observation import view  # noqa: E402
 from gin_env.rules import Rules  # noqa: E402
+from gin_env.training import config, imitation, loop, monitor, opponents, pool_env  # noqa: E402
 from gin_env.vector import GinRummyVectorEnv  # noqa: E402
 
 TINY = ["--num-envs", "64", "--slots", "4", "--n-steps", "16", "--batch-size", "256", "--n-epochs", "1",
@@ -34,7 +34,7 @@ TINY = ["--num-envs", "64", "--slots", "4", "--n-steps", "16", "--batch-size", "
 def run(tmp_path_factory):
     """A 2,000-step run after a little imitation of simple (a few seconds on one core)."""
     run_dir = str(tmp_path_factory.mktemp("run"))
-    model = train.train(train.parse_args(["--total-timesteps", "2000", "--seed", "3", "--run-dir", run_dir, *TINY]))
+    model = loop.train(config.parse_args(["--total-timesteps", "2000", "--seed", "3", "--run-dir", run_dir, *TINY]))
     return run_dir, model
 
 
@@ -100,7 +100,7 @@ def test_exported_policy_is_smaller_and_plays_as_the_best_checkpoint(run):
 
 def test_resume_continues_from_a_checkpoint(run, tmp_path):
     run_dir, _ = run
-    resumed = train.train(train.parse_args(["--total-timesteps", "3000", "--seed", "3", "--run-dir", run_dir,
+    resumed = loop.train(config.parse_args(["--total-timesteps", "3000", "--seed", "3", "--run-dir", run_dir,
                                             "--resume", os.path.join(run_dir, "last.zip"), *TINY]))
     assert resumed.num_timesteps >= 3000
     with open(os.path.join(run_dir, "history.json")) as f:
@@ -109,14 +109,14 @@ def test_resume_continues_from_a_checkpoint(run, tmp_path):
 
 
 def test_schedule_and_allocation():
-    schedule = train.parse_schedule("0.5:simple=3,self=1; 0:random")
+    schedule = opponents.parse_schedule("0.5:simple=3,self=1; 0:random")
     assert schedule == [(0.0, {"random": 1.0}), (0.5, {"simple": 3.0, "self": 1.0})]
-    assert train.weights_at(schedule, 0.49) == {"random": 1.0}
-    assert sorted(train.allocate(train.weights_at(schedule, 0.5), 8)) == ["self"] * 2 + ["simple"] * 6
-    assert sorted(train.allocate({"a": 1, "b": 1, "c": 1}, 4)) == ["a", "a", "b", "c"]
+    assert opponents.weights_at(schedule, 0.49) == {"random": 1.0}
+    assert sorted(opponents.allocate(opponents.weights_at(schedule, 0.5), 8)) == ["self"] * 2 + ["simple"] * 6
+    assert sorted(opponents.allocate({"a": 1, "b": 1, "c": 1}, 4)) == ["a", "a", "b", "c"]
     for bad in ("0.1:random", "0:random=-1", "0:"):
         with pytest.raises(ValueError):
-            train.parse_schedule(bad)
+            opponents.parse_schedule(bad)
 
 
 def test_loading_errors_are_clear(tmp_path, monkeypatch):
@@ -134,15 +134,15 @@ def test_loading_errors_are_clear(tmp_path, monkeypatch):
 @pytest.mark.parametrize("teacher", ["simple", "expert"])
 def test_imitation_moves_the_policy_towards_the_teacher(tmp_path, teacher):
     steps = {"simple": "12800", "expert": "6400"}[teacher]
-    args = train.parse_args(["--seed", "4", "--run-dir", str(tmp_path), *TINY, "--imitate-steps", steps,
+    args = config.parse_args(["--seed", "4", "--run-dir", str(tmp_path), *TINY, "--imitate-steps", steps,
                              "--teacher", teacher, "--imitate-epochs", "3"])
-    model = train.new_model(train.PoolVecEnv(args), args)
+    model = loop.new_model(pool_env.PoolVecEnv(args), args)
     coach = agents.load(teacher)
 
     def agreement() -> float:
         venv = GinRummyVectorEnv(64, rules="eaai", opponent="simple")
         venv.reset(seed=9)
-        rng, agent, same = np.random.default_rng(9), ppo.PPOAgent(train.frozen_copy(model.policy)), []
+        rng, agent, same = np.random.default_rng(9), ppo.PPOAgent(monitor.frozen_copy(model.policy)), []
         for _ in range(20):
             v = batch_view(venv.batch, np.arange(64), venv.learner, venv.scores)
             target = coach.act_batch(v, rng)
@@ -152,7 +152,7 @@ def test_imitation_moves_the_policy_towards_the_teacher(tmp_path, teacher):
 
     before = agreement()
     history = {}
-    train.imitate(model, args, history)
+    imitation.imitate(model, args, history)
     # About 0.4 before and above 0.6 after with these seeds; many decisions have two legal actions, hence the floor.
     assert agreement() > before + 0.1
     # The held-out agreement that the run reports: near 0.5 for this 4-channel network.
@@ -160,10 +160,10 @@ def test_imitation_moves_the_policy_towards_the_teacher(tmp_path, teacher):
 
 
 def test_teacher_games_hold_legal_actions_and_the_returns_of_finished_hands():
-    args = train.parse_args(["--seed", "5", *TINY, "--imitate-steps", "2048", "--teacher", "simple"])
-    data = train.collect_teacher_games(args)
+    args = config.parse_args(["--seed", "5", *TINY, "--imitate-steps", "2048", "--teacher", "simple"])
+    data = imitation.collect_teacher_games(args)
     rows = np.arange(data["actions"].size)
-    assert data["obs"].shape == (2048, train.OBS_SIZE) and data["masks"][rows, data["actions"]].all()
+    assert data["obs"].shape == (2048, imitation.OBS_SIZE) and data["masks"][rows, data["actions"]].all()
     # Hands of 64 games over 32 decisions each: most finish, the last ones of each game are cut off.
     assert 0.3 < data["has_return"].mean() < 1.0
     # A value is a discounted hand result (in reward units, a few at most) minus a potential that is never
@@ -183,6 +183,6 @@ def test_shipped_model_loads_and_plays_legal_actions():
 def test_evaluate_runs_a_model_in_worker_processes(run):
     # A forked worker used to deadlock in torch after the parent had loaded the model to check it.
     run_dir, _ = run
-    report = evaluate.evaluate([os.path.join(run_dir, "last.zip"), "simple"], Rules.preset("eaai"), "deals", 4,
+    report = evaluate([os.path.join(run_dir, "last.zip"), "simple"], Rules.preset("eaai"), "deals", 4,
                                seed=2, workers=2)
     assert report["pairs"][0]["games"] == 8

@@ -1,0 +1,48 @@
+"""The ``gin-env`` command: one entry point for the main jobs, each a subcommand with its own options.
+
+    gin-env evaluate AGENT AGENT ... [options]   duplicate-deal tournament (gin_env.evaluation)
+    gin-env train [options]                      MaskablePPO training (gin_env.training)
+    gin-env play [options]                       a game against an agent in the terminal (gin_env.play)
+    gin-env replay FILE [--step]                 step through a saved hand (gin_env.replay_viewer)
+
+``gin-env JOB --help`` lists a job's options. A job whose optional dependencies are missing stops with one line that
+names the extra to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from gin_env.optional import MissingExtra
+
+#: Subcommand -> the module whose ``main(argv, prog)`` runs it, imported only when asked for.
+JOBS = {
+    "evaluate": "gin_env.evaluation.cli",
+    "train": "gin_env.training.loop",
+    "play": "gin_env.play",
+    "replay": "gin_env.replay_viewer",
+}
+USAGE = __doc__.split("\n\n")[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``gin-env JOB ...``; the job's exit code (2 for an unknown job or a missing extra)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(f"usage: gin-env JOB [options]\n\n{USAGE}\n\nSee gin-env JOB --help.")
+        return 0 if argv else 2
+    job, rest = argv[0], argv[1:]
+    prog = f"gin-env {job}"
+    if job not in JOBS:
+        print(f"gin-env: error: unknown job {job!r}; choose from {', '.join(JOBS)}", file=sys.stderr)
+        return 2
+    try:
+        return importlib.import_module(JOBS[job]).main(rest, prog)
+    except MissingExtra as missing:
+        print(f"{prog}: error: {missing}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""The evaluation's command line (``gin-env evaluate``, ``python evaluate.py``): parse, check every output path
+before the first game, run, print the table, then write and announce each file asked for."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from gin_env import agents, evaluation
+from gin_env.evaluation import report
+from gin_env.evaluation.tournament import evaluate
+from gin_env.optional import MissingExtra, require
+from gin_env.rules import PRESETS, Rules
+
+#: Exit code after Ctrl-C, as a shell reports a process ended by SIGINT.
+INTERRUPTED = 130
+
+
+def parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The command line's options (``prog`` names the command in messages)."""
+    out = argparse.ArgumentParser(prog=prog, description=evaluation.__doc__.split("\n\n")[0],
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    out.add_argument("agents", nargs="+", metavar="AGENT",
+                     help=f"agent names ({', '.join(agents.names())}), paths to MaskablePPO .zip models, or "
+                          "module:attr (an Agent class, instance or act(view, rng) function)")
+    out.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
+    games = out.add_mutually_exclusive_group()
+    games.add_argument("--deals", type=int, metavar="N", help="play N duplicate single hands per pair (default 1000)")
+    games.add_argument("--matches", type=int, metavar="N", help="play N duplicate games to the target per pair")
+    out.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents' choices (default 0)")
+    out.add_argument("--json", metavar="FILE", help="write the report as JSON")
+    out.add_argument("--plot", metavar="FILE", help="write a PNG of the win rates and points per hand")
+    out.add_argument("--replays", metavar="DIR", help="save every hand of every seating as a replay file in DIR")
+    out.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                     help="worker processes (default: one per core); the numbers do not depend on it")
+    out.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return out
+
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Run the command line; the exit code (0 done, 1 an output failed, 2 bad input, 130 interrupted)."""
+    options = parser(prog)
+    args = options.parse_args(argv)
+    if len(args.agents) < 2:
+        options.error("give at least two agents")
+    mode, n = ("matches", args.matches) if args.matches is not None else \
+        ("deals", 1000 if args.deals is None else args.deals)
+    rules = Rules.preset(args.rules)
+    if mode == "matches" and rules.target is None:
+        options.error(f"rules {args.rules!r} have no target score: use --deals")
+    workers = max(1, args.workers)
+    start = time.perf_counter()
+    try:
+        for path, option in ((args.json, "--json"), (args.plot, "--plot")):
+            if path is not None:
+                report.check_output_file(path, option)
+        if args.plot is not None:
+            require("matplotlib", "--plot")
+        result = evaluate(args.agents, rules, mode, n, args.seed, workers, not args.no_progress, args.replays)
+    except (ValueError, NotImplementedError, ImportError, OSError) as err:
+        print(f"{options.prog}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{options.prog}: interrupted; no report written", file=sys.stderr)
+        return INTERRUPTED
+    print(report.table(result))
+    print(f"\n{time.perf_counter() - start:.1f} s with {workers} worker(s)")
+    if args.replays is not None:
+        print(f"wrote the replays to {args.replays}")
+    return _write_outputs(result, args, options.prog)
+
+
+def _write_outputs(result: dict, args: argparse.Namespace, prog: str) -> int:
+    """Write the JSON and the plot asked for, announcing each; a failure is one line, and the other still goes."""
+    code = 0
+    for path, write in ((args.json, report.write_json), (args.plot, report.plot)):
+        if path is None:
+            continue
+        try:
+            write(result, path)
+        except (OSError, MissingExtra) as err:
+            print(f"{prog}: error: could not write {path}: {err}", file=sys.stderr)
+            code = 1
+        else:
+            print(f"wrote {path}")
+    return code

@@ -1,0 +1,162 @@
+"""The duplicate-game tournament: every pair of agents plays the same deals in both seatings, the games cut into
+chunks that worker processes play in any order and put back in place, so the numbers depend only on the agents, the
+rules, the number of games and the seed; :func:`evaluate` is the whole round robin and its report."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import multiprocessing
+import os
+import signal
+import threading
+from multiprocessing import get_context
+from typing import NamedTuple
+
+import numpy as np
+
+from gin_env import agents, duel, replay
+from gin_env.evaluation.stats import N_COLUMNS, fit_elo, pair_stats
+from gin_env.optional import require
+from gin_env.rules import Rules
+
+#: Games per task sent to a worker: small enough for an even split and a live progress bar, large enough that
+#: inter-process traffic stays negligible.
+CHUNK = {"deals": 100, "matches": 10}
+#: What one duplicate game is called, for the progress bar.
+UNIT = {"deals": "deal", "matches": "match"}
+
+
+@functools.cache
+def _agent(name: str):
+    """One instance of each agent per process: agents act on the view alone and keep no state between games."""
+    return agents.load(name)
+
+
+class Task(NamedTuple):
+    """Games ``start..stop`` of the pair (``a``, ``b``): the unit of work a worker process plays."""
+
+    a: str
+    b: str
+    rules: Rules
+    seed: int
+    start: int
+    stop: int
+    replays: str | None
+
+
+def play_games(rules: Rules, a, b, seed: int, games: range, replays: str | None = None,
+               names: tuple[str, str] = ("a", "b")) -> np.ndarray:
+    """Play duplicate ``games`` between agents ``a`` and ``b`` in both seatings (saving replays under ``names`` in
+    ``replays`` when asked); ``(len(games), 2 seatings, N_COLUMNS)`` numbers (see ``stats.POINTS`` .. ``ABANDONED``)."""
+    out = np.zeros((len(games), 2, N_COLUMNS))
+    for i, game in enumerate(games):
+        if replays is None:
+            results = duel.play_duplicate(rules, a, b, seed, game)
+        else:
+            results = replay.play_duplicate(rules, a, b, seed, game, replays, names)
+        for seating, result in enumerate(results):
+            out[i, seating] = (*duel.a_side(result, seating), result.capped, result.abandoned)
+    return out
+
+
+def _play_chunk(task: Task) -> np.ndarray:
+    """Play the task's games (a worker's unit of work)."""
+    return play_games(task.rules, _agent(task.a), _agent(task.b), task.seed, range(task.start, task.stop),
+                      task.replays, (task.a, task.b))
+
+
+def _init_worker() -> None:
+    """Pool initializer: torch (loaded with a PPO agent) would start a thread per core in every worker, and with a
+    worker per core those threads spin against each other (a batch-of-one forward pass took 87 ms of CPU instead
+    of 0.6 ms), so one thread each, set before torch is imported."""
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[variable] = "1"
+
+
+def _start_pool(workers: int):
+    """``workers`` spawned processes that ignore Ctrl-C from their first instruction: a terminal sends it to every
+    process in the group, and only the parent must act on it (it stops the pool). Ignored signals stay ignored
+    across the spawn's exec, so SIGINT is ignored while the workers start, then handed back to the parent."""
+    # Not fork: a forked worker deadlocks in torch once the parent has used it (evaluate() loads every agent first,
+    # to check it, and a PPO model runs torch on loading); spawn works on every platform.
+    context = get_context("spawn")
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        return context.Pool(workers, initializer=_init_worker)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return context.Pool(workers, initializer=_init_worker)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def play_pairs(names: list[str], rules: Rules, mode: str, n: int, seed: int, workers: int,
+               progress: bool = True, replays: str | None = None) -> dict[tuple[str, str], np.ndarray]:
+    """Every pair's ``(n, 2, N_COLUMNS)`` array of numbers per duplicate game and seating (see ``play_games``).
+
+    Games are cut into chunks that any worker may play, and reassembled by game index, so the numbers do not
+    depend on ``workers``."""
+    pairs = list(itertools.combinations(names, 2))
+    chunk = CHUNK[mode]
+    tasks = [Task(a, b, rules, seed, start, min(start + chunk, n), replays)
+             for a, b in pairs for start in range(0, n, chunk)]
+    results = {pair: np.zeros((n, 2, N_COLUMNS)) for pair in pairs}
+    tqdm = require("tqdm", "evaluation's progress bar").tqdm
+    bar = tqdm(total=n * len(pairs), unit=UNIT[mode], desc="evaluating", disable=not progress, smoothing=0.1)
+    with bar:
+        if workers > 1:
+            pool = _start_pool(workers)
+            worker_pids = [process.pid for process in multiprocessing.active_children()]
+            try:
+                with pool:
+                    for task, block in zip(tasks, pool.imap(_play_chunk, tasks)):
+                        _store(results, task, block, bar)
+            finally:
+                # The pool is stopped (its workers joined) by now; an interrupted worker may have left a temporary.
+                if replays is not None:
+                    replay.remove_temporaries(replays, worker_pids)
+        else:
+            for task in tasks:
+                _store(results, task, _play_chunk(task), bar)
+    return results
+
+
+def _store(results, task: Task, block: np.ndarray, bar) -> None:
+    results[task.a, task.b][task.start:task.stop] = block
+    bar.update(task.stop - task.start)
+
+
+def evaluate(names: list[str], rules: Rules, mode: str, n: int, seed: int = 0, workers: int = 1,
+             progress: bool = False, replays: str | None = None) -> dict:
+    """Round robin of ``names`` on ``n`` duplicate deals or matches; the report that ``--json`` writes. With
+    ``replays`` (a directory), every hand of every seating is also saved there as a replay file."""
+    if mode not in CHUNK:
+        raise ValueError(f"mode must be 'deals' or 'matches', got {mode!r}")
+    if n < 2:
+        raise ValueError(f"the number of {mode} must be at least 2 (an interval needs two duplicate pairs), got {n}")
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise ValueError(f"give at least two distinct agents, got {names}")
+    for name in names:
+        agents.load(name)  # fail here, with the loader's message, before any process starts
+    game_rules = rules.replace(target=None) if mode == "deals" else rules
+    if replays is not None:
+        check_replays(replays, names, game_rules, seed)
+    played = play_pairs(names, game_rules, mode, n, seed, workers, progress, replays)
+    pairs = []
+    for (a, b), games in played.items():
+        pairs.append({"a": a, "b": b, mode: n, **pair_stats(games)})
+    if mode == "matches":
+        results = [(p["a"], p["b"], p["a_match_win_rate"] * p["games"], p["games"]) for p in pairs]
+    else:
+        results = [(p["a"], p["b"], p["a_duplicate_win_rate"] * n, n) for p in pairs]
+    elo = fit_elo(names, results)
+    return {"rules": rules.name, "mode": mode, "seed": seed, "agents": names, "pairs": pairs, "elo": elo}
+
+
+
+
+def check_replays(directory: str, names: list[str], rules: Rules, seed: int) -> None:
+    """Before any game: ``directory`` can take this run's replays and holds none of a run with the same preset,
+    seed and agents (``replay.check_folder``)."""
+    replay.check_folder(directory, tuple(replay.run_prefix(rules, seed, pair) + "-game"
+                                         for pair in itertools.combinations(names, 2)))

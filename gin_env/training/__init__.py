@@ -1,0 +1,31 @@
+"""Train a MaskablePPO Gin Rummy agent on the batched engine, against a scheduled pool of opponents.
+
+In the spirit of CleanRL: every knob is a field of :class:`.config.Args` (``gin-env train --help``), every random
+choice is seeded from ``--seed``, and a run writes everything to ``--run-dir``:
+
+* ``tb/``: TensorBoard logs (per opponent: hand win rate and points per hand; evaluations against simple; steps/s);
+* ``last.zip`` every ``--checkpoint-every`` steps and at the end, ``best.zip`` (best points per hand against simple
+  in the periodic duplicate-deal evaluation), ``history.json`` and ``learning_curve.png``;
+* ``policy.zip``: ``best.zip`` without its optimizer state, a third of the size, the file to ship
+  (``agents/models/ppo_gin.zip`` is one).
+
+The opponents: the learner's games are cut into ``--slots`` groups of equal size, each with one opponent at a time.
+At the start of every rollout each group is given an opponent drawn from the ``--opponents`` schedule, a list of
+phases ``START:name=weight,...`` separated by ``;`` where START is a fraction of ``--total-timesteps``. Names are
+agents with a batched form (``random``, ``simple``, ``expert``, a model .zip) or ``self``: a snapshot of the policy
+itself, taken every ``--snapshot-every`` steps (the last ``--snapshots`` are kept), playing by sampling from its
+distribution. A curriculum from scratch, for instance: ``--imitate-steps 0 --opponents "0:random;
+0.02:random=1,simple=3; 0.2:simple=3,self=1"``.
+
+The learner: MaskablePPO with :class:`agents.networks.CardPolicy`, warm-started by behaviour cloning of a teacher
+(``--teacher``, the expert by default; ``--imitate-steps`` of its decisions, policy and critic), on rewards with
+potential-based deadwood shaping (``--shaping``).
+
+Example: ``gin-env train --run-dir runs/ppo`` (the shipped model's run); resume with
+``gin-env train --total-timesteps 6000000 --run-dir runs/ppo --resume runs/ppo/last.zip``.
+
+The modules: :mod:`.config` (the options), :mod:`.opponents` (the schedule), :mod:`.pool_env` (the SB3 ``VecEnv``
+over several opponents, with the shaping), :mod:`.imitation` (behaviour cloning), :mod:`.monitor` (the callback that
+keeps the books during ``learn``), :mod:`.plots` and :mod:`.loop` (the run and its command line). Importing this
+package imports nothing heavy; the modules that need torch or stable-baselines3 say so in one line when missing.
+"""

@@ -1,0 +1,69 @@
+"""The options of a training run: :class:`Args`, one command-line flag per field."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from dataclasses import dataclass, field
+
+from gin_env import training
+from gin_env.rules import PRESETS
+
+
+@dataclass
+class Args:
+    """Everything a run depends on; each field is a command-line option (``--total-timesteps`` etc.). The defaults
+    are the run that produced the shipped model (``agents/models/ppo_gin.zip``)."""
+
+    total_timesteps: int = field(default=3_000_000, metadata={"help": "learner decisions to train for, in all"})
+    seed: int = field(default=1, metadata={"help": "seeds the games, the network, PPO and the opponent draws"})
+    rules: str = field(default="eaai", metadata={"help": f"rules preset: {', '.join(sorted(PRESETS))}"})
+    reward_scale: float = field(default=50.0, metadata={"help": "reward = learner's hand points / this"})
+    num_envs: int = field(default=512, metadata={"help": "games stepped together on the batched engine"})
+    slots: int = field(default=8, metadata={"help": "groups of games that share an opponent (divides num_envs)"})
+    opponents: str = field(default="0:simple=5,expert=1,self=2",
+                           metadata={"help": "opponent schedule: START:name=weight,... phases separated by ';'"})
+    snapshot_every: int = field(default=200_000, metadata={"help": "steps between policy snapshots for self-play"})
+    snapshots: int = field(default=5, metadata={"help": "most recent snapshots kept in the self-play pool"})
+    n_steps: int = field(default=32, metadata={"help": "steps per game per rollout"})
+    batch_size: int = field(default=2048, metadata={"help": "PPO minibatch size"})
+    n_epochs: int = field(default=4, metadata={"help": "PPO epochs per rollout"})
+    learning_rate: float = field(default=1e-4, metadata={"help": "Adam learning rate"})
+    gamma: float = field(default=0.99, metadata={"help": "discount factor"})
+    gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
+    clip_range: float = field(default=0.2, metadata={"help": "PPO clipping range"})
+    ent_coef: float = field(default=0.001, metadata={"help": "entropy bonus coefficient"})
+    imitate_steps: int = field(default=1_000_000, metadata={
+        "help": "teacher decisions collected for behaviour cloning before PPO starts (0: no cloning)"})
+    teacher: str = field(default="expert", metadata={"help": "the agent cloned before PPO starts"})
+    imitate_opponent: str = field(default="simple", metadata={"help": "the teacher's opponent while collecting"})
+    imitate_epochs: int = field(default=6, metadata={"help": "passes over the collected decisions"})
+    knock_weight: float = field(default=10.0, metadata={
+        "help": "cloning loss weight of decisions where a knock is legal, relative to the others"})
+    imitate_batch_size: int = field(default=256, metadata={"help": "cloning minibatch size"})
+    imitate_lr: float = field(default=1e-3, metadata={"help": "Adam learning rate of the cloning"})
+    shaping: float = field(default=1.0, metadata={"help": "weight of the potential-based deadwood shaping (0: off)"})
+    channels: int = field(default=32, metadata={"help": "channels of each convolution over the card grid"})
+    features: int = field(default=128, metadata={"help": "width of the global feature layer"})
+    hidden: int = field(default=128, metadata={"help": "width of the value head's hidden layer"})
+    eval_every: int = field(default=250_000, metadata={"help": "steps between evaluations against simple"})
+    eval_deals: int = field(default=500, metadata={"help": "duplicate deals per evaluation (0: no evaluations)"})
+    checkpoint_every: int = field(default=250_000, metadata={"help": "steps between saves of last.zip"})
+    run_dir: str = field(default="runs/ppo", metadata={"help": "where logs, checkpoints and plots go"})
+    resume: str = field(default="", metadata={"help": "a model .zip to continue training (its PPO settings win)"})
+    device: str = field(default="auto", metadata={"help": "auto, cpu or cuda"})
+    threads: int = field(default=1, metadata={"help": "torch CPU threads"})
+    progress: bool = field(default=True, metadata={"help": "show a progress bar (--no-progress hides it)"})
+
+
+def parse_args(argv: list[str] | None = None, prog: str | None = None) -> Args:
+    """:class:`Args` from the command line: one option per field, named after it with dashes."""
+    parser = argparse.ArgumentParser(prog=prog, description=training.__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        if f.type == "bool":
+            parser.add_argument(flag, default=f.default, action=argparse.BooleanOptionalAction, help=f.metadata["help"])
+        else:
+            parser.add_argument(flag, type=type(f.default), default=f.default, help=f.metadata["help"])
+    return Args(**vars(parser.parse_args(argv)))
