@@ -175,7 +175,7 @@ def _expected_after_draw(hands: np.ndarray, view: PlayerView, holds: list[float]
     weights = 1.0 - np.array(holds)[unseen]
     if weights.sum() <= 0:
         return solver.deadwood_of_masks(hands).astype(np.float64)
-    grown = (hands[:, None] | solver.card_bits(unseen)[None, :]).ravel()
+    grown = (hands[:, None] | cards.card_bits(unseen)[None, :]).ravel()
     best, _ = solver.best_discards_of_masks(grown)
     return best.reshape(hands.size, unseen.size) @ (weights / weights.sum())
 

@@ -13,9 +13,9 @@ import numpy as np
 
 from gin_env import cards, engine, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
+from gin_env.cards import card_bits
 from gin_env.engine import DISCARD, DRAW, OFFER, OVER, WALL
 from gin_env.rules import Rules
-from gin_env.solver import card_bits
 
 #: Outcome codes of ``HandBatch.kind``; -1 while a hand is live.
 KIND_NAMES = ("knock", "undercut", "gin", "big_gin", "tie", "dead")

@@ -12,6 +12,7 @@ import numpy as np
 
 from gin_env import cards, solver
 from gin_env.batch import NO_CARD, HandBatch, bits_to_masks
+from gin_env.cards import card_bits
 from gin_env.engine import DISCARD, OVER, PHASE_NAMES
 from gin_env.observation import (
     DEADWOOD_SCALE,
@@ -24,7 +25,6 @@ from gin_env.observation import (
     view,
 )
 from gin_env.rules import STOCK_AFTER_DEAL
-from gin_env.solver import card_bits
 
 _FULL_DECK = np.uint64(cards.FULL_DECK)
 #: The card planes fill the encoding from entry 0, one after another, up to here.

@@ -5,7 +5,8 @@ A hand is held in one of three forms, and this module owns the conversions betwe
 
 * a list of card ids (``[0, 1, 2]``),
 * a Python int bitmask with bit ``card`` set for each card held,
-* in batch code, an ``(N, 52)`` bool array.
+* in batch code, an ``(N, 52)`` bool array, or an ``(N,)`` uint64 array of card masks; the batched solver
+  works on a packed uint64 form with each suit in its own 16-bit lane (``pack_masks``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,16 @@ FULL_DECK = (1 << N_CARDS) - 1
 #: Deadwood value of each card id (R3): A=1, 2-10 pip value, J/Q/K=10.
 VALUES: tuple[int, ...] = tuple(min(c % N_RANKS + 1, 10) for c in range(N_CARDS))
 VALUES_ARRAY = np.array(VALUES, dtype=np.int16)
+
+#: Spacing of suits in the packed uint64 form used by the batch code (a gap keeps shifts from crossing suits).
+PACK_STRIDE = 16
+#: Where each suit's 13 bits start in a card mask, and in the packed form (a column, to broadcast over hands).
+SUIT_SHIFTS = np.array([N_RANKS * s for s in range(N_SUITS)], dtype=np.uint64)[:, None]
+PACK_SHIFTS = np.array([PACK_STRIDE * s for s in range(N_SUITS)], dtype=np.uint64)[:, None]
+#: The 13 rank bits of one suit.
+SUIT_RANKS = np.uint64((1 << N_RANKS) - 1)
+#: Bit c for card c, then 0 for -1 (no card), which ``take`` reads as the last entry.
+_CARD_BITS_OR_NONE = np.append(np.left_shift(np.uint64(1), np.arange(N_CARDS, dtype=np.uint64)), np.uint64(0))
 
 
 def rank(card_id: int) -> int:
@@ -135,3 +146,24 @@ def masks_to_array(masks: Iterable[int]) -> np.ndarray:
 def hand_value(hand: Iterable[int] | int) -> int:
     """Sum of the card values of a hand (its deadwood with no melds)."""
     return sum(VALUES[c] for c in to_ids(hand))
+
+
+def card_bits(card_ids) -> np.ndarray:
+    """uint64 mask of each card id (any shape); 0 where the id is -1 (no card)."""
+    return _CARD_BITS_OR_NONE.take(card_ids)
+
+
+def pack_masks(masks: np.ndarray) -> np.ndarray:
+    """52-bit card masks (bit c for card c, as uint64) to the packed form: suit s in bits ``16*s .. 16*s+12``."""
+    suits = (np.asarray(masks, dtype=np.uint64) >> SUIT_SHIFTS) & SUIT_RANKS
+    return np.bitwise_or.reduce(suits << PACK_SHIFTS, axis=0)
+
+
+def hands_to_masks(hands: np.ndarray) -> np.ndarray:
+    """``(N, 52)`` bool hands as ``(N,)`` uint64 card masks."""
+    hands = np.asarray(hands)
+    if hands.ndim != 2 or hands.shape[1] != N_CARDS:
+        raise ValueError(f"hands must have shape (N, 52), got {hands.shape}")
+    raw = np.zeros((hands.shape[0], 8), dtype=np.uint8)
+    raw[:, :7] = np.packbits(hands, axis=1, bitorder="little")
+    return raw.view("<u8")[:, 0].astype(np.uint64)

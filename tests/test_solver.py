@@ -226,7 +226,7 @@ def test_best_discards_of_masks_lists_every_best_discard():
     for i, row in enumerate(hands):
         pool = rng.choice(52, 11, replace=False) if i % 2 else rng.choice(20, 11, replace=False) + 13 * (i % 3)
         row[pool] = True
-    masks = solver.hands_to_masks(hands)
+    masks = cards.hands_to_masks(hands)
     best, chosen = solver.best_discards_of_masks(masks)
     per_card = solver.discard_deadwoods_batch(hands)
     np.testing.assert_array_equal(best, per_card.min(axis=1))
