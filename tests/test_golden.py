@@ -1,0 +1,35 @@
+"""Behaviour pinned by golden trajectories: GinRummy-v0, the vector env and the PettingZoo env return, for fixed
+seeds under every preset and both episode kinds, exactly the bytes recorded in tests/data/golden/ (written by
+``python -m tests.golden`` on the code before the table layer was factored out of the three envs), and
+``evaluate.py --matches`` writes the JSON recorded then."""
+
+import json
+import os
+
+import pytest
+
+from gin_env.evaluation import cli
+from tests import golden
+
+pytest.importorskip("pettingzoo")
+
+with open(golden.GOLDEN_PATH) as f:
+    RECORDED = json.load(f)
+
+
+def test_every_case_is_recorded():
+    assert sorted(RECORDED) == sorted(golden.key(*case) for case in golden.cases())
+
+
+@pytest.mark.parametrize("case", golden.cases(), ids=lambda case: golden.key(*case))
+def test_the_run_returns_the_recorded_bytes(case):
+    assert golden.run_case(*case) == RECORDED[golden.key(*case)]
+
+
+def test_evaluate_matches_json_is_the_recorded_one(tmp_path):
+    """``python evaluate.py random simple expert --matches 2 --seed 0 --workers 1 --json FILE``, byte for byte."""
+    out = tmp_path / "report.json"
+    assert cli.main(["random", "simple", "expert", "--matches", "2", "--seed", "0", "--workers", "1",
+                     "--no-progress", "--json", str(out)]) == 0
+    with open(os.path.join(os.path.dirname(golden.GOLDEN_PATH), "evaluate_matches_seed0.json")) as f:
+        assert out.read_text() == f.read()
