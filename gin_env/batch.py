@@ -119,11 +119,11 @@ class HandBatch:
     Fields mirror ``engine.HandState``: ``deck`` (n, 52), ``hands``/``known``/``discarded``/``declined`` (n, 2) card
     masks, ``stock_top``, ``pile`` (n, 52) with ``pile_len``, ``pile_mask`` (the same cards as a mask) and
     ``pile_top`` (its top card), ``dealer``, ``current``, ``phase``, ``taken``, ``both_passed``, ``must_knock``,
-    ``initial_upcard``, ``knock_limit``, ``turns``; the outcome as ``kind`` (with ``capped``: a dead hand ended by the
-    turn cap, R19), ``winner``, ``points``, ``knocker``, ``knock_card``, ``knocker_deadwood``, ``defender_deadwood``.
-    Cached for the player to act in the discard phase: ``best_deadwood`` and ``best_cards`` (least deadwood after a
-    discard the player may make, and the cards reaching it), ``knock_cards`` and ``big_gin``; at the wall,
-    ``wall_take``.
+    ``initial_upcard``, ``knock_limit``, ``turns``, ``upcard_draws`` and ``returns`` (R60, R61); the outcome as
+    ``kind`` (with ``capped``: a dead hand ended by the turn cap, R19), ``winner``, ``points``, ``knocker``,
+    ``knock_card``, ``knocker_deadwood``, ``defender_deadwood``. Cached for the player to act in the discard phase:
+    ``best_deadwood`` and ``best_cards`` (least deadwood after a discard the player may make, and the cards reaching
+    it), ``knock_cards`` and ``big_gin``; at the wall, ``wall_take``.
 
     The discard-phase cache is filled when first read, by one solver pass for every game then waiting on it, so
     the draws of the two players in one env step (the learner's, then the opponent's) share a pass."""
@@ -154,6 +154,8 @@ class HandBatch:
         self.initial_upcard = np.full(n, NO_CARD, dtype=np.int64)
         self.knock_limit = np.zeros(n, dtype=np.int64)
         self.turns = np.zeros(n, dtype=np.int64)
+        self.upcard_draws = np.zeros(n, dtype=np.int64)
+        self.returns = np.zeros(n, dtype=np.int64)
         self.kind = np.full(n, DEAD, dtype=np.int64)
         self.capped = np.zeros(n, dtype=bool)
         self.winner = np.full(n, NO_PLAYER, dtype=np.int64)
@@ -197,7 +199,7 @@ class HandBatch:
         for name in ("hands", "known", "discarded", "declined"):
             getattr(b, name)[:] = [getattr(state, name) for state in states]
         for name in ("stock_top", "dealer", "current", "phase", "taken", "both_passed", "must_knock",
-                     "initial_upcard", "knock_limit", "turns"):
+                     "initial_upcard", "knock_limit", "turns", "upcard_draws", "returns"):
             getattr(b, name)[:] = [getattr(state, name) for state in states]
         for i, state in enumerate(states):
             b.pile[i, :len(state.pile)] = state.pile
@@ -263,6 +265,8 @@ class HandBatch:
         self.initial_upcard[games] = NO_CARD if eleven else upcard
         self.knock_limit[games] = self._hand_knock_limits(upcard) if not eleven else self.rules.knock_limit
         self.turns[games] = 0
+        self.upcard_draws[games] = 0
+        self.returns[games] = 0
         self.kind[games] = LIVE
         self.capped[games] = False
         self.winner[games] = NO_PLAYER
@@ -431,8 +435,7 @@ class HandBatch:
             self._pass_wall(_rows(games, (action_kind == _PASSES) & (phase == WALL)))
         took = drew = games[:0]
         if present[_TAKES]:
-            take = (action_kind == _TAKES).nonzero()[0]
-            took = games.take(take)
+            took = self._count_upcard_draws(games.take((action_kind == _TAKES).nonzero()[0]))
             self._take(took, must_knock=self.phase.take(took) == WALL)
         if present[_DRAWS]:
             drew = _rows(games, action_kind == _DRAWS)
@@ -447,6 +450,20 @@ class HandBatch:
             self._knock(games.take(knock), chosen.take(knock) - KNOCK_BASE)
         if present[_BIG_GINS]:
             self._big_gin_end(_rows(games, action_kind == _BIG_GINS))
+
+    def _count_upcard_draws(self, games: np.ndarray) -> np.ndarray:
+        """Count the draw-phase takes from the pile in ``games`` (R60) and end the hands where the take would reach
+        ``max_upcard_draws``, the card left on the pile; returns the games whose take goes ahead."""
+        in_draw = (self.phase.take(games) == DRAW).nonzero()[0]
+        drawing = games.take(in_draw)
+        draws = self.upcard_draws.take(drawing) + 1
+        self.upcard_draws[drawing] = draws
+        cap = self.rules.max_upcard_draws
+        if cap is None or draws.max(initial=0) < cap:
+            return games
+        ended = in_draw[draws >= cap]
+        self._end_dead(games.take(ended))
+        return np.delete(games, ended)
 
     def _pass_offer(self, games: np.ndarray) -> None:
         """R13/R14."""
@@ -502,9 +519,12 @@ class HandBatch:
         self.pile_mask[games] |= card_bits(card_ids)
 
     def _discard(self, games: np.ndarray, card_ids: np.ndarray) -> None:
-        """R16 discard; the hand may die here (R19, R37) or reach the wall (R38)."""
+        """R16 discard; the hand may die here (R19, R37, R61) or reach the wall (R38)."""
         if not games.size:
             return
+        # R61: a return puts back the card just taken from the pile; any other discard breaks the run of returns.
+        returns = np.where(card_ids == self.taken.take(games), self.returns.take(games) + 1, 0)
+        self.returns[games] = returns
         player = self.current.take(games)
         seats = self._seats(games, player)
         bit = card_bits(card_ids)
@@ -518,15 +538,17 @@ class HandBatch:
         self.turns[games] = turns
         rules = self.rules
         capped = (turns >= rules.max_turns) if rules.max_turns is not None else np.zeros(games.size, bool)
-        at_wall = ~capped & (self.stock_size(games) <= rules.wall)
+        # The turn cap (R19) and the second return in a row (R61) end the hand before the wall (R38).
+        ended = capped | (returns >= 2) if rules.repeat_discard_ends else capped
+        at_wall = ~ended & (self.stock_size(games) <= rules.wall)
         self.phase[games] = DRAW
         if rules.wall_upcard_knock:
             wall = _rows(games, at_wall)
             self.phase[wall] = WALL
             self._enter_wall(wall)
-            self._end_dead(_rows(games, capped))
+            self._end_dead(_rows(games, ended))
         else:
-            self._end_dead(_rows(games, capped | at_wall))
+            self._end_dead(_rows(games, ended | at_wall))
         self.capped[_rows(games, capped)] = True
 
     def _end_dead(self, games: np.ndarray) -> None:
@@ -620,7 +642,8 @@ class HandBatch:
             taken=int(self.taken[i]), both_passed=bool(self.both_passed[i]), must_knock=bool(self.must_knock[i]),
             initial_upcard=int(self.initial_upcard[i]), knock_limit=int(self.knock_limit[i]),
             turns=int(self.turns[i]), known=pair(self.known), discarded=pair(self.discarded),
-            declined=pair(self.declined), outcome=outcome)
+            declined=pair(self.declined), outcome=outcome, upcard_draws=int(self.upcard_draws[i]),
+            returns=int(self.returns[i]))
 
     def _scalar_outcome(self, i: int) -> engine.HandOutcome:
         knocker = int(self.knocker[i])

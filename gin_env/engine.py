@@ -75,7 +75,9 @@ class KnockResult:
 class HandState:
     """Everything about one hand. ``known``, ``discarded`` and ``declined`` are public per-player bitmasks:
     cards taken from the pile and still held, cards discarded face up, and face-up cards left on the pile
-    (upcards passed in the offer, top discards left when drawing from the stock)."""
+    (upcards passed in the offer, top discards left when drawing from the stock). ``upcard_draws`` counts the
+    draw-phase takes from the pile (R60); ``returns`` the discards in a row that put back the card just taken from
+    the pile (R61)."""
 
     rules: Rules
     deck: tuple[int, ...]
@@ -95,6 +97,8 @@ class HandState:
     discarded: tuple[int, int]
     declined: tuple[int, int]
     outcome: HandOutcome | None
+    upcard_draws: int = 0
+    returns: int = 0
 
 
 class IllegalActionError(ValueError):
@@ -315,7 +319,7 @@ def step(state: HandState, action) -> HandState:
     raise _illegal(state, action)
 
 
-def _take_pile(state: HandState, *, must_knock: bool) -> HandState:
+def _take_pile(state: HandState, *, must_knock: bool, upcard_draws: int) -> HandState:
     """Take the top of the discard pile (R13, R15, R38); R16 then forbids discarding it this turn."""
     s = state
     p = s.current
@@ -323,13 +327,14 @@ def _take_pile(state: HandState, *, must_knock: bool) -> HandState:
     # Positional construction: about twice as fast as dataclasses.replace on this hot path.
     return HandState(s.rules, s.deck, _pair(s.hands, p, s.hands[p] | (1 << top)), s.stock_top, s.pile[:-1], s.dealer,
                      p, DISCARD, top, s.both_passed, must_knock, s.initial_upcard, s.knock_limit, s.turns,
-                     _pair(s.known, p, s.known[p] | (1 << top)), s.discarded, s.declined, s.outcome)
+                     _pair(s.known, p, s.known[p] | (1 << top)), s.discarded, s.declined, s.outcome, upcard_draws,
+                     s.returns)
 
 
 def _step_offer(state: HandState, action: int) -> HandState:
     """R13/R14: the non-dealer, then the dealer, may take the upcard; after two passes the non-dealer draws."""
     if action == TAKE_DISCARD:
-        return _take_pile(state, must_knock=False)
+        return _take_pile(state, must_knock=False, upcard_draws=state.upcard_draws)
     if action != PASS:
         raise _illegal(state, action)
     s = state
@@ -338,7 +343,7 @@ def _step_offer(state: HandState, action: int) -> HandState:
     both_passed = p == s.dealer
     return HandState(s.rules, s.deck, s.hands, s.stock_top, s.pile, s.dealer, 1 - p, DRAW if both_passed else OFFER,
                      s.taken, both_passed, s.must_knock, s.initial_upcard, s.knock_limit, s.turns, s.known,
-                     s.discarded, declined, s.outcome)
+                     s.discarded, declined, s.outcome, s.upcard_draws, s.returns)
 
 
 def _step_draw(state: HandState, action: int) -> HandState:
@@ -352,9 +357,14 @@ def _step_draw(state: HandState, action: int) -> HandState:
         s = state
         return HandState(s.rules, s.deck, _pair(s.hands, p, s.hands[p] | (1 << drawn)), s.stock_top + 1, s.pile,
                          s.dealer, p, DISCARD, NO_CARD, False, s.must_knock, s.initial_upcard, s.knock_limit,
-                         s.turns, s.known, s.discarded, declined, s.outcome)
+                         s.turns, s.known, s.discarded, declined, s.outcome, s.upcard_draws, s.returns)
     if action == TAKE_DISCARD and state.pile and not state.both_passed:
-        return _take_pile(state, must_knock=False)
+        draws = state.upcard_draws + 1
+        limit = state.rules.max_upcard_draws
+        if limit is not None and draws >= limit:
+            # R60: the take that would reach the cap ends the hand instead; the card stays on the pile.
+            return dataclasses.replace(state, phase=OVER, upcard_draws=draws, outcome=DEAD_OUTCOME)
+        return _take_pile(state, must_knock=False, upcard_draws=draws)
     raise _illegal(state, action)
 
 
@@ -378,14 +388,20 @@ def _step_discard_phase(state: HandState, action: int) -> HandState:
 
 
 def _discard(state: HandState, c: int) -> HandState:
-    """Put ``c`` face up on the pile and pass the turn; the hand may die here (R19, R37) or reach the wall (R38)."""
+    """Put ``c`` face up on the pile and pass the turn; the hand may die here (R19, R37, R61) or reach the wall
+    (R38)."""
     p = state.current
     bit = 1 << c
     turns = state.turns + 1
     rules = state.rules
-    # The turn cap (R19) ends the hand outright, before the wall could offer anything (R38).
+    # R61: a return puts back the card just taken from the pile; any other discard breaks the run of returns.
+    returns = state.returns + 1 if c == state.taken else 0
+    # The turn cap (R19) and the second return in a row (R61) end the hand outright, before the wall could offer
+    # anything (R38).
     capped = rules.max_turns is not None and turns >= rules.max_turns
     if capped:
+        phase = OVER
+    elif rules.repeat_discard_ends and returns >= 2:
         phase = OVER
     elif stock_size(state) <= rules.wall:
         phase = WALL if rules.wall_upcard_knock else OVER
@@ -395,7 +411,7 @@ def _discard(state: HandState, c: int) -> HandState:
     return HandState(s.rules, s.deck, _pair(s.hands, p, s.hands[p] ^ bit), s.stock_top, s.pile + (c,), s.dealer,
                      1 - p, phase, NO_CARD, s.both_passed, s.must_knock, s.initial_upcard, s.knock_limit, turns,
                      _pair(s.known, p, s.known[p] & ~bit), _pair(s.discarded, p, s.discarded[p] | bit), s.declined,
-                     None if phase != OVER else CAPPED_OUTCOME if capped else DEAD_OUTCOME)
+                     None if phase != OVER else CAPPED_OUTCOME if capped else DEAD_OUTCOME, s.upcard_draws, returns)
 
 
 def _step_wall(state: HandState, action: int) -> HandState:
@@ -403,7 +419,7 @@ def _step_wall(state: HandState, action: int) -> HandState:
     if action == PASS:
         return dataclasses.replace(state, phase=OVER, outcome=DEAD_OUTCOME)
     if action == TAKE_DISCARD and _wall_take_can_end(state):
-        return _take_pile(state, must_knock=True)
+        return _take_pile(state, must_knock=True, upcard_draws=state.upcard_draws)
     raise _illegal(state, action)
 
 
@@ -566,6 +582,13 @@ def _check_flags(state: HandState) -> None:
     if state.outcome is not None and state.outcome.capped != (at_cap and state.outcome.kind == "dead"):
         raise AssertionError(f"outcome capped={state.outcome.capped} but {state.turns} discards of max_turns "
                              f"{rules.max_turns} (R19)")
+    if rules.max_upcard_draws is not None and state.upcard_draws >= rules.max_upcard_draws and phase != OVER:
+        raise AssertionError(f"{state.upcard_draws} upcard draws reach max_upcard_draws {rules.max_upcard_draws} "
+                             "in a live hand (R60)")
+    if rules.repeat_discard_ends and state.returns >= 2 and phase != OVER:
+        raise AssertionError("two returns in a row in a live hand (R61)")
+    if state.returns > state.turns:
+        raise AssertionError(f"{state.returns} returns in a row but only {state.turns} discards (R61)")
     knock_card = NO_CARD if state.outcome is None else state.outcome.knock_card
     if knock_card != NO_CARD and state.pile[-1:] != (knock_card,):
         raise AssertionError("the knock card is not on top of the pile (R21)")

@@ -190,9 +190,15 @@ def showdown(final: engine.HandState, names: tuple[str, str]) -> list[Text]:
     defender's own melds and deadwood), the points and the reason; or why a dead hand scores nothing."""
     outcome = final.outcome
     if outcome.kind == "dead":
-        if final.rules.max_turns is not None and final.turns >= final.rules.max_turns:
-            return [Text(f"The turn limit of {final.rules.max_turns} is reached: dead hand, nobody scores (R19).")]
-        return [Text(f"The stock is down to {final.rules.wall} cards: dead hand, nobody scores (R37).")]
+        rules = final.rules
+        if rules.max_turns is not None and final.turns >= rules.max_turns:
+            return [Text(f"The turn limit of {rules.max_turns} is reached: dead hand, nobody scores (R19).")]
+        if rules.max_upcard_draws is not None and final.upcard_draws >= rules.max_upcard_draws:
+            return [Text(f"The cap of {rules.max_upcard_draws} takes from the discard pile is reached: dead hand, "
+                         "nobody scores (R60).")]
+        if rules.repeat_discard_ends and final.returns >= 2:
+            return [Text("Both players put back the card they had just taken: dead hand, nobody scores (R61).")]
+        return [Text(f"The stock is down to {rules.wall} cards: dead hand, nobody scores (R37).")]
     p = outcome.knocker
     knocker, defender = names[p], names[1 - p]
     knocker_hand, defender_hand = final.hands[p], final.hands[1 - p]

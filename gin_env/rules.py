@@ -46,6 +46,8 @@ class Rules:
     oklahoma_spade_double: bool = False
     max_turns: int | None = 200
     max_dead_hands: int | None = 10
+    max_upcard_draws: int | None = None
+    repeat_discard_ends: bool = False
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -56,10 +58,10 @@ class Rules:
         _check_int(self, "box_bonus", 0)
         _check_int(self, "wall", 0, STOCK_AFTER_DEAL - 1)
         for key in ("undercut_on_tie", "layoffs", "discard_taken_card", "wall_upcard_knock", "oklahoma",
-                    "oklahoma_spade_double"):
+                    "oklahoma_spade_double", "repeat_discard_ends"):
             if not isinstance(getattr(self, key), bool):
                 raise ValueError(f"rules key {key!r} must be true or false, got {getattr(self, key)!r}")
-        for key in ("big_gin_bonus", "target", "max_turns", "max_dead_hands"):
+        for key in ("big_gin_bonus", "target", "max_turns", "max_dead_hands", "max_upcard_draws"):
             if getattr(self, key) is not None:
                 _check_int(self, key, 0 if key == "big_gin_bonus" else 1)
         _check_choice(self, "shutout", SHUTOUT_MODES)
@@ -133,5 +135,5 @@ PRESETS: dict[str, Rules] = {
     "openspiel": _STANDARD.replace(name="openspiel", gin_bonus=25, undercut_bonus=25, undercut_on_tie=False,
                                    discard_taken_card=True, wall_upcard_knock=True, target=None, game_bonus=0,
                                    box_bonus=0, shutout="none", dealer_rotation="alternate",
-                                   first_dealer="P2"),
+                                   first_dealer="P2", max_upcard_draws=50, repeat_discard_ends=True),
 }

@@ -73,6 +73,10 @@ def play_side_by_side(rules: Rules, n: int, seed: int, every_step: bool = True,
     kinds["layoffs"] = sum(1 for s in states if s.outcome.layoffs)
     kinds["capped"] = sum(1 for s in states if s.outcome.capped)
     np.testing.assert_array_equal(b.capped, [s.outcome.capped for s in states])
+    if rules.max_upcard_draws is not None:
+        kinds["upcard_cap"] = sum(1 for s in states if s.upcard_draws >= rules.max_upcard_draws)
+    if rules.repeat_discard_ends:
+        kinds["returns"] = sum(1 for s in states if s.returns >= 2)
     for player in (0, 1):
         expected_points = [s.outcome.player_points(player) for s in states]
         np.testing.assert_array_equal(b.player_points(games, np.full(n, player)), expected_points)
@@ -140,6 +144,12 @@ def test_batched_engine_matches_scalar_step_by_step(preset):
     assert kinds["knock"] and kinds["undercut"] and kinds["dead"] and kinds["layoffs"], kinds
     if preset == "openspiel":
         assert kinds["tie"], kinds
+
+
+def test_batched_engine_matches_scalar_on_openspiel_dead_hands():
+    """R60 (with a cap of 8 takes, so that it is reached often) and R61, step by step."""
+    kinds = play_side_by_side(Rules.preset("openspiel", max_upcard_draws=8), 200, seed=12)
+    assert kinds["upcard_cap"] > 20 and kinds["returns"] > 20 and kinds["knock"], kinds
 
 
 @pytest.mark.parametrize("preset", ["standard", "eaai", "oklahoma", "foony", "seed-000", "openspiel"])

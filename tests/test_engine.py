@@ -310,6 +310,53 @@ def test_r38_wall_without_a_knock_only_pass_which_ends_the_hand_dead():
     assert (state.phase, state.outcome.kind) == (engine.OVER, "dead")
 
 
+def test_r60_the_take_that_reaches_max_upcard_draws_ends_the_hand_dead():
+    """R60 with a cap of 3: the first-upcard take is not counted; the third draw-phase take ends the hand, and the
+    card stays on the pile."""
+    state = act(standard_hand(preset="openspiel", max_upcard_draws=3), "TAKE_UPCARD", "DISCARD(TD)",
+                "TAKE_DISCARD", "DISCARD(9C)", "TAKE_DISCARD", "DISCARD(AS)")
+    assert (state.upcard_draws, state.phase, state.current) == (2, engine.DRAW, 1)
+    assert engine.legal_actions(state) == [actions.DRAW_STOCK, actions.TAKE_DISCARD]
+    end = engine.step(state, actions.TAKE_DISCARD)
+    engine.validate(end)
+    assert (end.phase, end.outcome, end.upcard_draws) == (engine.OVER, engine.DEAD_OUTCOME, 3)
+    assert (end.hands, end.pile) == (state.hands, state.pile)
+
+
+def test_r60_r61_are_off_by_default_and_on_in_the_openspiel_preset():
+    assert (Rules().max_upcard_draws, Rules().repeat_discard_ends) == (None, False)
+    openspiel = Rules.preset("openspiel")
+    assert (openspiel.max_upcard_draws, openspiel.repeat_discard_ends) == (50, True)
+    # Without R61, two returns in a row leave the hand live.
+    state = act(standard_hand(discard_taken_card=True), "TAKE_UPCARD", "DISCARD(KS)", "TAKE_DISCARD", "DISCARD(KS)")
+    assert (state.phase, state.returns) == (engine.DRAW, 2)
+
+
+def test_r61_two_returns_in_a_row_end_the_hand_dead():
+    """The first upcard counts as the card just taken (R61)."""
+    state = act(standard_hand(preset="openspiel"), "TAKE_UPCARD", "DISCARD(KS)")
+    assert (state.phase, state.returns) == (engine.DRAW, 1)
+    state = act(state, "TAKE_DISCARD", "DISCARD(KS)")
+    assert (state.phase, state.outcome, state.returns) == (engine.OVER, engine.DEAD_OUTCOME, 2)
+    assert state.pile[-1] == cards.card("KS")
+
+
+def test_r61_a_discard_that_is_no_return_clears_the_count():
+    state = act(standard_hand(preset="openspiel", stock="4C 5C"), "TAKE_UPCARD", "DISCARD(KS)", "DRAW_STOCK",
+                "DISCARD(4C)")
+    assert (state.phase, state.returns) == (engine.DRAW, 0)
+    state = act(state, "TAKE_DISCARD", "DISCARD(4C)")
+    assert (state.phase, state.returns) == (engine.DRAW, 1)
+    state = act(state, "TAKE_DISCARD", "DISCARD(4C)")
+    assert (state.phase, state.outcome) == (engine.OVER, engine.DEAD_OUTCOME)
+
+
+def test_r61_a_knock_with_the_card_just_put_back_is_scored():
+    """P2 puts the upcard back; P1 takes it and knocks with it (deadwood 10, R20): a knock's discard is no return."""
+    state = act(standard_hand(preset="openspiel"), "PASS", "TAKE_UPCARD", "DISCARD(KS)", "TAKE_DISCARD", "KNOCK(KS)")
+    assert (state.outcome.kind, state.outcome.knocker, state.outcome.knocker_deadwood) == ("knock", 0, 10)
+
+
 @pytest.mark.parametrize(("preset", "upcard", "limit"), [
     ("oklahoma", "AH", 0), ("oklahoma", "2H", 2), ("oklahoma", "7C", 7), ("oklahoma", "TH", 10),
     ("oklahoma", "KC", 10), ("standard", "AH", 10), ("standard", "2H", 10), ("foony", "AH", 10)])

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from gin_env import actions, agents, cards, engine, match, play, replay
+from gin_env import actions, agents, cards, engine, match, play, render, replay
 from gin_env.observation import view
 from gin_env.play import CommandError, parse_command
 from gin_env.rules import Rules
@@ -267,3 +267,15 @@ def test_ctrl_c_while_the_opponent_loads_is_one_line_and_a_non_zero_exit(monkeyp
     assert play.main(["--opponent", "ppo", "--seed", "1"]) == 130
     err = capsys.readouterr().err.strip()
     assert err == "python -m gin_env.play: interrupted while setting up the game"
+
+
+
+@pytest.mark.parametrize(("overrides", "moves", "reason"), [
+    ({"max_upcard_draws": 2}, ("TAKE_UPCARD", "DISCARD(TD)", "TAKE_DISCARD", "DISCARD(9C)", "TAKE_DISCARD"),
+     "The cap of 2 takes from the discard pile is reached: dead hand, nobody scores (R60)."),
+    ({}, ("TAKE_UPCARD", "DISCARD(KS)", "TAKE_DISCARD", "DISCARD(KS)"),
+     "Both players put back the card they had just taken: dead hand, nobody scores (R61).")])
+def test_the_showdown_names_openspiels_dead_hand_rules(overrides, moves, reason):
+    deck = make_deck("AS 2S 3S 5H 6H 7H 8D 8C 8S TD", "KH KD QC QD JC JH 9H 9C 2D 3D", upcard="KS")
+    final = act(engine.new_hand(Rules.preset("openspiel", **overrides), dealer=1, deck=deck), *moves)
+    assert [line.plain for line in render.showdown(final, ("you", "simple"))] == [reason]

@@ -37,7 +37,8 @@ def test_unknown_preset_names_the_preset():
 @pytest.mark.parametrize("key, value", [
     ("knock_limit", -1), ("knock_limit", 1.5), ("gin_bonus", -5), ("wall", 40), ("target", 0),
     ("shutout", "triple"), ("dealer_rotation", "random"), ("first_dealer", "P3"), ("undercut_on_tie", 1),
-    ("big_gin_bonus", -1), ("deal_mode", "twelve"), ("max_turns", 0),
+    ("big_gin_bonus", -1), ("deal_mode", "twelve"), ("max_turns", 0), ("max_upcard_draws", 0),
+    ("max_upcard_draws", 2.5), ("repeat_discard_ends", "yes"),
 ])
 def test_impossible_values_name_the_key(key, value):
     with pytest.raises(ValueError, match=key):
