@@ -11,7 +11,7 @@ Opponents: OpenSpiel's simple bot (``pyspiel.make_simple_gin_rummy_bot``) and it
 
 Each deal is played twice with the seats swapped: both hands draw their chance outcomes from one generator seeded
 by (seed, deal), so they get the same deal and the same stock order. The numbers are our agent's, with
-``evaluate.py``'s definitions: points per hand (signed, zero-sum) with a 95% normal interval, and the hand win rate
+``gin-env evaluate``'s definitions: points per hand (signed, zero-sum) with a 95% normal interval, and the hand win rate
 (a hand with no winner counts half) with a 95% Wilson interval, both taking the duplicate pair as the unit.
 """
 
@@ -29,12 +29,12 @@ from tqdm import tqdm
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # One decision at a time: torch's thread pools (loaded with a PPO agent) only spin against OpenSpiel's bots and
-# other work on the machine (evaluate.py does the same in its workers). Set before torch is imported.
+# other work on the machine (gin-env evaluate does the same in its workers). Set before torch is imported.
 for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
-from evaluate import normal_interval, ratio_estimate, wilson_interval  # noqa: E402
 from gin_env import agents  # noqa: E402
+from gin_env.evaluation.stats import normal_interval, ratio_estimate, wilson_interval  # noqa: E402
 from gin_env.openspiel import GinEnvBot, play_hand, pyspiel  # noqa: E402  (names the extra if OpenSpiel is missing)
 
 ISMCTS_SIMULATIONS = 200

@@ -20,15 +20,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gin_env import actions, cards, engine, observation, solver
+from gin_env import actions, cards, engine, observation, optional, solver
 from gin_env.env import resolve_agent
 from gin_env.rules import Rules
 
-try:
-    import pyspiel
-except ModuleNotFoundError:
-    raise ModuleNotFoundError(
-        "gin_env.openspiel needs OpenSpiel: pip install 'gin-env[openspiel]' (open_spiel==2.0.2)") from None
+pyspiel = optional.require("pyspiel", "gin_env.openspiel (GinEnvBot)")
 
 #: OpenSpiel's gin_rummy action ids that name no card (ids 0..51 are cards, 56.. are melds), found by experiment.
 OS_DRAW_UPCARD = 52

@@ -23,6 +23,7 @@ EXTRAS = {
     "tqdm": "evaluate",
     "matplotlib": "evaluate",
     "moviepy": "video",
+    "pyspiel": "openspiel",
 }
 
 

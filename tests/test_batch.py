@@ -162,10 +162,12 @@ def test_batched_engine_matches_scalar_over_many_hands(preset):
 
 @pytest.mark.parametrize("preset", ["standard", "openspiel"])
 def test_turn_cap_matches_scalar(preset):
-    """R19: with a low cap, hands end capped (dead, flagged) in both engines alike; wall dead hands are not flagged."""
-    kinds = play_side_by_side(Rules.preset(preset, max_turns=60), 300, seed=19)
+    """R19: with a low cap, hands end capped (dead, flagged) in both engines alike; wall dead hands are not flagged.
+    R61 is off: this scripted player often puts back the card it just took, and R61 would end its hands first."""
+    kinds = play_side_by_side(Rules.preset(preset, max_turns=60, repeat_discard_ends=False), 300, seed=19)
     assert kinds["capped"] > 10 and kinds["dead"] > kinds["capped"] and kinds["knock"], kinds
-    kinds = play_side_by_side(Rules.preset(preset, max_turns=None), 300, seed=19, every_step=False)
+    kinds = play_side_by_side(Rules.preset(preset, max_turns=None, repeat_discard_ends=False), 300, seed=19,
+                              every_step=False)
     assert kinds["capped"] == 0 and kinds["dead"], kinds
 
 

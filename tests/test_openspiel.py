@@ -16,7 +16,8 @@ from gin_env import actions, cards, engine, solver
 def test_missing_open_spiel_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # makes ``import pyspiel`` fail as if it were not installed
     monkeypatch.delitem(sys.modules, "gin_env.openspiel", raising=False)
-    with pytest.raises(ModuleNotFoundError, match=r"pip install 'gin-env\[openspiel\]'"):
+    with pytest.raises(ImportError, match=r"^gin_env.openspiel \(GinEnvBot\) needs pyspiel, which is not installed: "
+                                          r"pip install 'gin-env\[openspiel\]'$"):
         importlib.import_module("gin_env.openspiel")
 
 
