@@ -16,12 +16,12 @@ two games still differ.
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import NamedTuple
 
 import numpy as np
 
-from gin_env import actions, cards, engine, observation, optional, solver
-from gin_env.env import resolve_agent
+from gin_env import actions, agents, cards, engine, observation, optional, solver
 from gin_env.rules import Rules
 
 pyspiel = optional.require("pyspiel", "gin_env.openspiel (GinEnvBot)")
@@ -304,8 +304,8 @@ def play_hand(state, bots, rng: np.random.Generator) -> list[float]:
 
 class GinEnvBot(pyspiel.Bot):
     """A ``pyspiel.Bot`` that plays a gin-env agent as ``player_id`` in OpenSpiel's ``gin_rummy`` (defaults). The agent
-    is what ``GinRummy-v0`` takes as its opponent (``env.resolve_agent``): a name or model path, an ``Agent``, or a
-    function ``(view, rng) -> action``; ``seed`` seeds the generator it is given.
+    is a name, model path or ``module:attr`` (``agents.load``), an ``Agent`` class or object, or a function
+    ``(view, rng) -> action`` (``agents.as_agent``); ``seed`` seeds the generator it is given.
 
     At each play decision it replays the game's history through our engine, asks the agent with the player's
     :class:`observation.PlayerView`, and plays the agent's action. A ``KNOCK(c)`` becomes OpenSpiel's ``Knock`` and
@@ -319,7 +319,7 @@ class GinEnvBot(pyspiel.Bot):
         if player_id not in (0, 1):
             raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
         self.player_id = player_id
-        self.agent = resolve_agent(agent)
+        self.agent = agents.load(agent) if isinstance(agent, (str, os.PathLike)) else agents.as_agent(agent)
         self._rng = np.random.default_rng(seed)
         self.refused_knocks = 0
         self._replay = Replay(self._table)

@@ -73,6 +73,13 @@ def test_bad_seat_and_bad_agent_are_refused():
         gos.GinEnvBot(42, GAME, 0)
     with pytest.raises(ValueError, match="unknown agent 'nobody'"):
         gos.GinEnvBot("nobody", GAME, 0)
+    with pytest.raises(ValueError, match="cannot import 'no_such_module'"):
+        gos.GinEnvBot("no_such_module:Agent", GAME, 0)
+
+
+def test_module_attr_names_an_agent():
+    bot = gos.GinEnvBot("gin_env.agents.simple:SimpleAgent", GAME, 1, seed=3)
+    assert type(bot.agent).__name__ == "SimpleAgent"
 
 
 def test_a_function_plays_as_an_agent():
