@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gin_env.batch import nth_set_bit
+from gin_env.batch import random_set_bit
 from gin_env.batch_observation import BatchView
 from gin_env.observation import PlayerView
 
@@ -25,10 +25,7 @@ class RandomAgent:
 
         As in ``act``, the pick is floor(u * n) among the n legal actions, found in the view's legal-action bit
         strings."""
-        bits = view.legal_bits
-        total = np.bitwise_count(bits).sum(axis=1, dtype=np.int64)
-        action = nth_set_bit(bits, (rng.random(total.size) * total).astype(np.int64))
-        return np.where(total > 0, action, 0)
+        return random_set_bit(view.legal_bits, rng)
 
     def __repr__(self) -> str:
         return "RandomAgent()"

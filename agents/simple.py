@@ -19,10 +19,11 @@ the card just taken, which R16 forbids.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from gin_env import cards, engine, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from gin_env.batch import has_action, nth_set_bit
+from gin_env.batch_kernels import nth_bit, popcount
 from gin_env.batch_observation import BatchView
 from gin_env.observation import PlayerView
 
@@ -66,14 +67,58 @@ def _meld_tables() -> tuple[np.ndarray, np.ndarray]:
 _SAME_RANK, _RUN_WINDOWS = _meld_tables()
 
 
-def forms_meld_batch(hands: np.ndarray, card_ids: np.ndarray) -> np.ndarray:
-    """:func:`forms_meld` for many (hand mask, card) pairs; False where the card is NO_CARD (-1, the tables' last
-    row)."""
-    meld = np.bitwise_count(hands & _SAME_RANK.take(card_ids)) >= 2
-    for windows in _RUN_WINDOWS:
-        window = windows.take(card_ids)
-        meld |= hands & window == window
+@njit(cache=True, inline="always")
+def _forms_meld_compiled(hand, card):
+    """:func:`forms_meld` for a uint64 hand mask, False for NO_CARD (-1, the tables' last row)."""
+    meld = popcount(hand & _SAME_RANK[card]) >= 2
+    for w in range(_RUN_WINDOWS.shape[0]):
+        window = _RUN_WINDOWS[w, card]
+        meld = meld or hand & window == window
     return meld
+
+
+@njit(cache=True, inline="always")
+def _has(bits, i, action):
+    return (bits[i, action // 64] >> np.uint64(action % 64)) & np.uint64(1) != 0
+
+
+@njit(cache=True, inline="always")
+def _knock_or_discard(bits, i, card):
+    """Knock with ``card`` when that is legal, else discard it."""
+    return KNOCK_BASE + card if _has(bits, i, KNOCK_BASE + card) else DISCARD_BASE + card
+
+
+@njit(cache=True)
+def _choose(bits, phase, hand, top, best_cards, chosen, ties):
+    """``SimpleAgent.act_batch`` for every row but those whose least-deadwood cards tie: those are listed in
+    ``ties`` (their count returned) for ``_break_ties``."""
+    n_ties = 0
+    for i in range(bits.shape[0]):
+        p = phase[i]
+        if p == engine.DISCARD:
+            chosen[i] = BIG_GIN
+            if not _has(bits, i, BIG_GIN):
+                # The least-deadwood cards that may leave the hand (the view's best_cards, R16 applied).
+                cards_ = best_cards[i]
+                if popcount(cards_) > 1:
+                    ties[n_ties] = i
+                    n_ties += 1
+                else:
+                    chosen[i] = _knock_or_discard(bits, i, nth_bit(cards_, 0))
+        elif _has(bits, i, TAKE_DISCARD) and (p == engine.WALL or _forms_meld_compiled(hand[i], top[i])):
+            chosen[i] = TAKE_DISCARD
+        else:
+            chosen[i] = DRAW_STOCK if p == engine.DRAW else PASS
+    return n_ties
+
+
+@njit(cache=True)
+def _break_ties(bits, best_cards, ties, u, chosen):
+    """Uniform among tied least-deadwood cards: the card number floor(u * count) of each."""
+    for t in range(ties.size):
+        i = ties[t]
+        cards_ = best_cards[i]
+        chosen[i] = _knock_or_discard(bits, i, nth_bit(cards_, int(u[t] * popcount(cards_))))
 
 
 class SimpleAgent:
@@ -111,34 +156,16 @@ class SimpleAgent:
         return KNOCK_BASE + c if mask[KNOCK_BASE + c] else DISCARD_BASE + c
 
     def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
-        """The same policy for every game of a batched view at once (the vector env's opponent)."""
+        """The same policy for every game of a batched view at once (the vector env's opponent), in one compiled
+        pass; ties among the least-deadwood cards draw ``rng.random(ties)`` once, in row order."""
         bits = view.legal_bits
-        phase = view.phase
-        take = has_action(bits, TAKE_DISCARD) & ((phase == engine.WALL) | forms_meld_batch(view.hand, view.top_discard))
-        chosen = np.where(take, TAKE_DISCARD, np.where(phase == engine.DRAW, DRAW_STOCK, PASS))
-        discarding = phase == engine.DISCARD
-        chosen[discarding] = BIG_GIN
-        rows = np.flatnonzero(discarding & ~has_action(bits, BIG_GIN))
-        if rows.size:
-            # Uniform among the least-deadwood cards that may leave the hand (the view's best_cards, R16 applied).
-            card = self._least_deadwood_cards(view.best_cards.take(rows), rng)
-            knock = has_action(bits.take(rows, axis=0), KNOCK_BASE + card)
-            chosen[rows] = np.where(knock, KNOCK_BASE, DISCARD_BASE) + card
+        chosen = np.empty(bits.shape[0], dtype=np.int64)
+        ties = np.empty(bits.shape[0], dtype=np.int64)
+        best_cards = view.best_cards
+        n_ties = _choose(bits, view.phase, view.hand, view.top_discard, best_cards, chosen, ties)
+        if n_ties:
+            _break_ties(bits, best_cards, ties[:n_ties], rng.random(n_ties), chosen)
         return chosen
-
-    @staticmethod
-    def _least_deadwood_cards(best_cards: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One card of each mask of least-deadwood cards that may leave the hand (the view's ``best_cards``, R16
-        applied), uniformly at random among ties: the r-th card of the mask, r = floor(u * count). Ties are rare,
-        so the lowest card is taken everywhere first and only the ties draw a random number."""
-        one = np.uint64(1)
-        card = np.bitwise_count((best_cards & (~best_cards + one)) - one).astype(np.int64)  # bits below the lowest
-        count = np.bitwise_count(best_cards).astype(np.int64)
-        ties = np.flatnonzero(count > 1)
-        if ties.size:
-            nth = (rng.random(ties.size) * count.take(ties)).astype(np.int64)
-            card[ties] = nth_set_bit(best_cards.take(ties), nth)
-        return card
 
     def __repr__(self) -> str:
         return "SimpleAgent()"

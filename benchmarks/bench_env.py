@@ -102,7 +102,7 @@ def batched(seed: int, games: int = 4096) -> Runner:
             encode_batch(v)
             keys = rng.random(v.legal_mask.shape, dtype=np.float32)
             keys[~v.legal_mask] = -1.0
-            b.step(everyone, keys.argmax(axis=1), masks=v.legal_mask)
+            b.step(everyone, keys.argmax(axis=1))
             actions += games
             over = np.flatnonzero(b.phase == engine.OVER)
             if over.size:

@@ -13,36 +13,13 @@ import numpy as np
 from gin_env import cards, solver
 from gin_env.batch import NO_CARD, HandBatch, bits_to_masks
 from gin_env.cards import card_bits
-from gin_env.engine import DISCARD, OVER, PHASE_NAMES
-from gin_env.observation import (
-    DEADWOOD_SCALE,
-    KNOCK_LIMIT_SCALE,
-    N_BIT_ENTRIES,
-    OBS_LAYOUT,
-    OBS_SIZE,
-    PLANES,
-    PlayerView,
-    view,
-)
-from gin_env.rules import STOCK_AFTER_DEAL
+from gin_env.encode_kernel import encode_rows
+from gin_env.engine import DISCARD, OVER
+from gin_env.observation import OBS_SIZE, PlayerView, view
 
 _FULL_DECK = np.uint64(cards.FULL_DECK)
-#: The card planes fill the encoding from entry 0, one after another, up to here.
-_PLANES_END = len(PLANES) * cards.N_CARDS
-assert [OBS_LAYOUT[name].start for name in PLANES] == list(range(0, _PLANES_END, cards.N_CARDS))
-
-
-def _phase_dealer_entries() -> np.ndarray:
-    """The entries from ``_PLANES_END`` to ``N_BIT_ENTRIES`` (the phase one-hot, then the dealer flag), as float32
-    rows indexed by ``2 * phase + is_dealer``."""
-    rows = np.zeros((len(PHASE_NAMES), 2, N_BIT_ENTRIES - _PLANES_END), dtype=np.float32)
-    for phase in range(len(PHASE_NAMES)):
-        rows[phase, :, OBS_LAYOUT["phase"].start - _PLANES_END + phase] = 1.0
-        rows[phase, 1, OBS_LAYOUT["is_dealer"].start - _PLANES_END] = 1.0
-    return rows.reshape(-1, N_BIT_ENTRIES - _PLANES_END)
-
-
-_PHASE_DEALER_ENTRIES = _phase_dealer_entries()
+#: The scores ``encode_rows`` reads when a view has none (single-hand play: every score entry is 0).
+_NO_SCORES = np.zeros((0, 2), dtype=np.int64)
 
 
 class _computed_once:  # noqa: N801 - used as a decorator, like functools.cached_property
@@ -205,23 +182,12 @@ def batch_view(b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.
 
 def encode_batch(v: BatchView, out: np.ndarray | None = None) -> np.ndarray:
     """``(k, OBS_SIZE)`` float32: row i equals ``observation.encode`` of game i's ``PlayerView``. ``out``: a
-    ``(k, OBS_SIZE)`` float32 array to write into (and return) instead of a new one.
-
-    The seven 52-card planes lie end to end from entry 0, so they are unpacked in one call from their masks side
-    by side; the phase and dealer entries come from one table row per (phase, dealer)."""
+    ``(k, OBS_SIZE)`` float32 array to write into (and return) instead of a new one. One compiled pass over the
+    games (``encode_kernel``)."""
+    b = v._batch()
     k = v.player.size
-    planes = np.stack([v.hand, card_bits(v.top_discard), v.pile_rest, v.opponent_known, v.opponent_discards,
-                       v.opponent_declined, v.unseen], axis=1).astype("<u8", copy=False)
     if out is None:
         out = np.empty((k, OBS_SIZE), dtype=np.float32)
-    out[:, :_PLANES_END] = np.unpackbits(planes.view(np.uint8).reshape(k, len(PLANES), 8), axis=2,
-                                         count=cards.N_CARDS, bitorder="little").reshape(k, _PLANES_END)
-    out[:, _PLANES_END:N_BIT_ENTRIES] = _PHASE_DEALER_ENTRIES.take(v.phase * 2 + v.is_dealer, axis=0)
-    out[:, OBS_LAYOUT["stock_size"].start] = v.stock_size / STOCK_AFTER_DEAL
-    out[:, OBS_LAYOUT["knock_limit"].start] = v.knock_limit / KNOCK_LIMIT_SCALE
-    out[:, OBS_LAYOUT["deadwood"].start] = v.deadwood / DEADWOOD_SCALE
-    target = v.rules.target
-    scores = v.scores
-    # Single-hand episodes keep every score at 0: skip the float work then.
-    out[:, OBS_LAYOUT["scores"]] = np.minimum(scores / target, 1.0) if target and scores.any() else 0.0
+    scores = v.scores if v._scores is not None else _NO_SCORES
+    encode_rows(v._games, v.player, scores, v.rules.target or 0, b.ints, b.words, b.seats, out)
     return out

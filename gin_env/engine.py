@@ -19,6 +19,7 @@ import numpy as np
 from gin_env import actions, cards, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
 from gin_env.rules import Rules
+from gin_env.taken_card import NO_CARD, kept_card
 
 OFFER, DRAW, DISCARD, WALL, OVER = 0, 1, 2, 3, 4
 PHASE_NAMES = ("offer", "draw", "discard", "wall", "over")
@@ -26,7 +27,6 @@ PHASE_NAMES = ("offer", "draw", "discard", "wall", "over")
 HAND_SIZE = 10
 #: Cards dealt before the upcard (R10): ten each, alternately.
 DEALT = 2 * HAND_SIZE
-NO_CARD = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +203,7 @@ def stock_size(state: HandState) -> int:
 
 def _blocked_card(state: HandState) -> int:
     """The card R16 forbids discarding or knocking with this turn, or NO_CARD."""
-    return NO_CARD if state.rules.discard_taken_card else state.taken
+    return kept_card(state.rules.discard_taken_card, state.taken)
 
 
 def _is_big_gin(rules: Rules, hand11: int, discard_dws: dict[int, int]) -> bool:
@@ -218,7 +218,7 @@ def _wall_take_can_end(state: HandState) -> bool:
     top = state.pile[-1]
     hand11 = state.hands[state.current] | (1 << top)
     dws = solver.discard_deadwoods(hand11)
-    blocked = NO_CARD if state.rules.discard_taken_card else top
+    blocked = kept_card(state.rules.discard_taken_card, top)
     return (any(dw <= state.knock_limit for c, dw in dws.items() if c != blocked)
             or _is_big_gin(state.rules, hand11, dws))
 

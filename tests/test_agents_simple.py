@@ -260,3 +260,40 @@ def test_load_a_saved_maskable_ppo_model(tmp_path):
     other.save(tmp_path / "cartpole.zip")
     with pytest.raises(ValueError, match="model for another env"):
         agents.load(str(tmp_path / "cartpole.zip"))
+
+
+@pytest.mark.parametrize("preset", ["standard", "oklahoma", "openspiel"])
+def test_simple_act_batch_plays_as_act(preset):
+    """The compiled batched policy chooses what ``act`` chooses in every game; where the least-deadwood cards tie
+    (each agent breaks ties with its own draws), it picks one of them, as a knock when that is legal."""
+    from gin_env.batch import HandBatch
+    from gin_env.batch_observation import batch_view
+
+    rules = Rules.preset(preset)
+    n = 200
+    rng = np.random.default_rng(17)
+    b = HandBatch(rules, n)
+    b.deal(np.arange(n), np.array([rng.permutation(cards.N_CARDS) for _ in range(n)]), rng.integers(0, 2, n))
+    agent = SimpleAgent()
+    compared = ties = 0
+    for _ in range(60):
+        live = np.flatnonzero(b.phase != engine.OVER)
+        if not live.size:
+            break
+        v = batch_view(b, live, b.current[live])
+        chosen = agent.act_batch(v, rng)
+        for row, game in enumerate(live):
+            scalar_view = v.player_view(row)
+            best = int(v.best_cards[row])
+            if scalar_view.phase == engine.DISCARD and not scalar_view.legal_mask[actions.BIG_GIN] and \
+                    best.bit_count() > 1:
+                card = chosen[row] - (actions.KNOCK_BASE if chosen[row] >= actions.KNOCK_BASE else actions.DISCARD_BASE)
+                assert best >> card & 1, f"game {game}: {card} is not a least-deadwood card"
+                assert scalar_view.legal_mask[chosen[row]]
+                assert (chosen[row] >= actions.KNOCK_BASE) == bool(scalar_view.legal_mask[actions.KNOCK_BASE + card])
+                ties += 1
+            else:
+                assert chosen[row] == agent.act(scalar_view, rng), f"game {game}"
+                compared += 1
+        b.step(live, chosen)
+    assert compared > 2000 and ties > 20

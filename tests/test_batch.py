@@ -217,11 +217,10 @@ def test_illegal_action_names_the_game_and_changes_nothing():
     assert [b.hand_state(i) for i in range(2)] == before
 
 
-def test_discard_phase_cache_filled_later_matches_scalar():
-    """The discard-phase answers (knocks, big gin, best discards) are worked out when first read, for every game
-    then waiting: here each round steps the live games in two calls before anything is read, as the vector env
-    steps the learner's games and then the opponent's, and the masks and observations still match the scalar
-    engine."""
+def test_discard_phase_answers_across_split_steps_match_scalar():
+    """The discard-phase answers (knocks, big gin, best discards) belong to the game that entered the phase: here
+    each round steps the live games in two calls before anything is read, as the vector env steps the learner's
+    games and then the opponent's, and the masks and observations still match the scalar engine."""
     rules = Rules.preset("openspiel")
     n = 120
     rng = np.random.default_rng(41)
@@ -237,7 +236,7 @@ def test_discard_phase_cache_filled_later_matches_scalar():
             break
         chosen = np.array([knock_happy_action(states[i], np.flatnonzero(masks[i]), rng) for i in live])
         for part in (slice(0, live.size // 2), slice(live.size // 2, None)):
-            b.step(live[part], chosen[part], masks=masks[live[part]])
+            b.step(live[part], chosen[part])
         for i, action in zip(live, chosen):
             states[i] = engine.step(states[i], int(action))
         current = np.array([s.current for s in states])
@@ -298,3 +297,19 @@ def test_batched_match_bookkeeping_matches_scalar_match_with_abandoned_games():
             ends["abandoned" if m.abandoned else "target"] += 1
             matches[i] = match.new_match(rules, rng, dealer=0)
     assert ends["abandoned"] >= 10 and ends["target"] >= 10, ends
+
+
+def test_nth_and_random_set_bits_pick_among_set_bits():
+    """``nth_set_bit`` finds set bit number n of a row of words (-1 past the last), and ``random_set_bit`` picks
+    set bit number floor(u * count) with u from the generator's next ``random(k)`` draw (0 for an empty row): the
+    draw the random agent makes, so that seeds give the same games."""
+    rng = np.random.default_rng(5)
+    words = rng.integers(0, 2**63, (500, 2), dtype=np.uint64) & rng.integers(0, 2**63, (500, 2), dtype=np.uint64)
+    words[:7] = 0
+    bits = [[64 * w + b for w in range(2) for b in range(64) if int(row[w]) >> b & 1] for row in words]
+    n = rng.integers(0, 40, 500)
+    expected = [row[k] if k < len(row) else -1 for row, k in zip(bits, n)]
+    np.testing.assert_array_equal(batch.nth_set_bit(words, n), expected)
+    u = np.random.default_rng(9).random(500)
+    picked = batch.random_set_bit(words, np.random.default_rng(9))
+    np.testing.assert_array_equal(picked, [row[int(x * len(row))] if row else 0 for row, x in zip(bits, u)])

@@ -541,3 +541,14 @@ def test_validate_names_the_broken_invariant(broken):
     engine.validate(state)
     with pytest.raises(AssertionError, match=broken):
         engine.validate(dataclasses.replace(state, **corruptions[broken]))
+
+
+def test_r16_kept_card_is_one_function_for_python_and_kernels():
+    """R16: the card just taken stays in hand unless ``discard_taken_card``; the kernels' compiled binding of the
+    same function agrees."""
+    from gin_env.taken_card import kept_card, kept_card_compiled
+
+    for discard_taken_card in (False, True):
+        for taken in (engine.NO_CARD, 0, 17, 51):
+            expected = engine.NO_CARD if discard_taken_card else taken
+            assert kept_card(discard_taken_card, taken) == kept_card_compiled(discard_taken_card, taken) == expected

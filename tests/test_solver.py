@@ -241,3 +241,25 @@ def test_batch_rejects_bad_shapes_and_handles_empty_batches():
         solver.deadwood_batch(np.zeros((3, 51), dtype=bool))
     assert solver.deadwood_batch(np.zeros((0, 52), dtype=bool)).shape == (0,)
     assert solver.discard_deadwoods_batch(np.zeros((0, 52), dtype=bool)).shape == (0, 52)
+
+
+def test_discard_phase_of_masks_matches_scalar_with_kept_cards_and_limits():
+    """The compiled discard-phase pass: least deadwood over the cards that may leave the hand (R8, R16: the kept
+    card stays), those cards, the knock cards within each limit (R20) and all 11 melded (R24), on random and
+    meld-rich hands."""
+    rng = np.random.default_rng(23)
+    hands, kept, limits = [], [], []
+    for i in range(3000):
+        pool = rng.choice(52, 11, replace=False) if i % 2 else rng.choice(20, 11, replace=False) + 13 * (i % 3)
+        hand = sorted(int(c) for c in pool)
+        hands.append(cards.to_mask(hand))
+        kept.append(int(rng.choice(hand)) if i % 3 else -1)
+        limits.append(int(rng.integers(0, 12)))
+    phase = solver.discard_phase_of_masks(np.array(hands, dtype=np.uint64), np.array(kept), np.array(limits))
+    for i, (mask, keep, limit) in enumerate(zip(hands, kept, limits)):
+        after = {c: dw for c, dw in solver.discard_deadwoods(cards.to_ids(mask)).items() if c != keep}
+        best = min(after.values())
+        assert phase.best_deadwood[i] == best
+        assert int(phase.best_cards[i]) == cards.to_mask([c for c, dw in after.items() if dw == best])
+        assert int(phase.knock_cards[i]) == cards.to_mask([c for c, dw in after.items() if dw <= limit])
+        assert phase.all_melded[i] == (solver.deadwood(cards.to_ids(mask)) == 0)

@@ -11,12 +11,13 @@ How it is exact and fast:
 * Dominated choices are pruned before enumeration (10-card hands): a card that sits in no 3-card window of its suit
   can never be in a run, so keeping it out of a set only adds its value. That leaves few choices even on
   meld-rich hands.
-* For 11 cards, "discard one card, then meld" is "choose sets, then drop the card whose removal lowers its suit's
-  run deadwood most" (``DROP_GAIN``): one more lookup per suit instead of 11 solves.
+* For 11 cards, "discard one card, then meld" is "choose sets, then drop one card of a suit's runs"
+  (``DROP_DEADWOOD``, the run deadwood of a pattern less each rank): one more lookup per card instead of 11 solves.
 
 Modules: ``tables`` (the shared tables), ``scalar`` (one int-bitmask holding at a time, cached), ``showdown``
-(melds, optimal arrangements, layoffs), ``batched`` (many hands at once in numpy arrays). This package re-exports
-their public names, so ``solver.deadwood`` and ``solver.deadwood_batch`` read as before.
+(melds, optimal arrangements, layoffs), ``kernels`` (the same algorithm, the showdown with layoffs included,
+compiled with numba for one hand at a time), ``batched`` (many hands at once: loops of ``kernels`` over arrays).
+This package re-exports their public names, so ``solver.deadwood`` and ``solver.deadwood_batch`` read as before.
 """
 
 from gin_env.cards import PACK_STRIDE, card_bits, hands_to_masks, pack_masks

@@ -101,18 +101,14 @@ def _build_option_tables() -> dict[bool, tuple[np.ndarray, np.ndarray]]:
 
 
 OPTION_TABLES = _build_option_tables()
-#: SPREAD[m]: the 4-bit suit mask m spread to bit 0 of each suit's 16-bit lane of the packed form.
-SPREAD = np.array([sum(1 << (PACK_STRIDE * s) for s in range(4) if m >> s & 1) for m in range(16)],
-                  dtype=np.uint64)
 
 
 def set_rank_bits(ps):
-    """13-bit mask of the ranks held in at least 3 suits, from the four suit patterns: a list of ints (scalar code)
-    or a ``(4, n)`` array of them (batched code, one column per holding)."""
+    """13-bit mask of the ranks held in at least 3 suits, from the four suit patterns (ints)."""
     a, b, c, d = ps
     return (a & b & (c | d)) | ((a | b) & c & d)
 
 
 __all__ = ["DROP_BEST_RANKS", "DROP_DEADWOOD", "DROP_GAIN", "MAX_OPTIONS", "NOT_HELD", "NO_DROP", "PACK_STRIDE",
-           "OPTION_TABLES", "RUN_CAPABLE", "RUN_DEADWOOD", "RUN_MOVE", "SPREAD", "SUIT_BITS", "SUIT_MASK",
+           "OPTION_TABLES", "RUN_CAPABLE", "RUN_DEADWOOD", "RUN_MOVE", "SUIT_BITS", "SUIT_MASK",
            "SUIT_PATTERNS", "set_options", "set_rank_bits"]
