@@ -262,11 +262,14 @@ def _finish(g, kind, winner, points, knock_card, knocker_deadwood, defender_dead
 
 
 @njit(cache=True)
-def step(games, chosen, rp, ints, flags, words, seats, deck, pile):
+def step(games, chosen, known_legal, rp, ints, flags, words, seats, deck, pile):
     """Apply ``chosen[i]`` in game ``games[i]`` for every i. If any action is illegal nothing changes and the
-    index of the first such is returned (R18); otherwise -1."""
-    legal = np.empty((games.size, ACTION_WORDS), dtype=np.uint64)
-    legal_bits(games, rp, ints, flags, words, seats, legal)
+    index of the first such is returned (R18); otherwise -1. ``known_legal``: the games' legal-action words when
+    the caller has them, else no rows (they are worked out here)."""
+    legal = known_legal
+    if legal.shape[0] != games.size:
+        legal = np.empty((games.size, ACTION_WORDS), dtype=np.uint64)
+        legal_bits(games, rp, ints, flags, words, seats, legal)
     for i in range(games.size):
         a = chosen[i]
         if a < 0 or a >= N_ACTIONS or not (legal[i, a // 64] >> np.uint64(a % 64)) & np.uint64(1):
