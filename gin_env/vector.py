@@ -167,7 +167,10 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self._pending[:] = 0.0
         self.steps += 1
         ok = legal.nonzero()[0]
-        self.batch.step(ok, chosen if ok.size == self.num_envs else chosen[ok])
+        if ok.size == self.num_envs:
+            self.batch.step(ok, chosen, masks=self._masks)
+        else:
+            self.batch.step(ok, chosen[ok], masks=self._masks[ok])
         outcome_kind = np.full(self.num_envs, -1, dtype=np.int64)
         outcome_points = np.zeros(self.num_envs, dtype=np.int64)
         outcome_capped = np.zeros(self.num_envs, dtype=bool)
@@ -277,7 +280,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             if chosen.dtype.kind not in "iu":
                 raise TypeError(f"opponent {self.opponent!r} returned actions of dtype {chosen.dtype}; action ids "
                                 "are integers")
-            b.step(opponent_turn, chosen)
+            b.step(opponent_turn, chosen, legal_bits=v.legal_bits)
             self.opponent_actions += opponent_turn.size
             # Games not at the opponent's turn wait on the learner; the others may have more to do.
             active = opponent_turn
