@@ -7,8 +7,9 @@ import numpy as np
 
 from gin_env.observation import DEADWOOD_SCALE, OBS_LAYOUT
 from gin_env.optional import require
+from gin_env.sb3 import SB3VecEnv
 from gin_env.training.config import Args
-from gin_env.vector import GinRummyVectorEnv, SB3VecEnv
+from gin_env.vector import GinRummyVectorEnv
 
 VecEnv = require("stable_baselines3.common.vec_env", "training").VecEnv
 
