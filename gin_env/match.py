@@ -72,12 +72,16 @@ def first_dealer(rules: Rules, rng: np.random.Generator) -> int:
 def new_match(rules: Rules, rng: np.random.Generator, *, dealer: int | None = None, deck=None,
               single_hand: bool = False) -> MatchState:
     """Start a game and deal its first hand; ``dealer`` (0 or 1, any integer type) overrides the cut (R9), ``deck``
-    (card ids or names, top first, as ``engine.new_hand`` takes it) fixes the first hand's deal instead of a
-    shuffle. ``single_hand``: the game ends after this hand, with no bonuses (a match whose target is None)."""
+    (card ids or names, top first, as ``engine.new_hand`` takes it) fixes the first hand's deal. In a game to the
+    target the shuffle a scripted deck replaces is still drawn from ``rng``, so the later hands are the ones the
+    seed deals. ``single_hand``: the game ends after this hand, with no bonuses (a match whose target is None)."""
     dealer = first_dealer(rules, rng) if dealer is None else engine.player_index(dealer, "dealer")
-    return MatchState(rules=rules, scores=(0, 0), hands_won=(0, 0), dealer=dealer,
-                      hand=engine.new_hand(rules, rng, dealer=dealer, deck=deck), history=(), winner=None, over=False,
-                      single_hand=single_hand)
+    if deck is None or not single_hand:
+        hand = engine.new_hand(rules, rng, dealer=dealer)
+    if deck is not None:
+        hand = engine.new_hand(rules, dealer=dealer, deck=deck)
+    return MatchState(rules=rules, scores=(0, 0), hands_won=(0, 0), dealer=dealer, hand=hand, history=(),
+                      winner=None, over=False, single_hand=single_hand)
 
 
 def next_dealer(rules: Rules, dealer: int, winner: int | None) -> int:
