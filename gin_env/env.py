@@ -92,13 +92,14 @@ class GinRummyEnv(gym.Env):
 
     ## Information
 
-    ``info["action_mask"]``: bool ``(108,)``, all False once the episode ends. Whenever a hand ends during the step:
-    ``info["outcome"]``, a dict with ``kind``, ``capped`` (True for a dead hand ended by the turn cap
-    ``rules.max_turns``, R19), ``winner`` and ``knocker`` ("learner", "opponent" or None), the learner's signed
-    ``points``, ``knocker_deadwood`` and ``defender_deadwood`` (after layoffs). At the end of a match:
+    ``info["action_mask"]``: bool ``(108,)``, all False once the episode ends. Whenever a hand ends during the step (and
+    on the first step of a match episode, for a hand the opponent ended before the learner's first decision, the last
+    one if several ended since): ``info["outcome"]``, a dict with ``kind``, ``capped`` (True for a dead hand ended by
+    the turn cap ``rules.max_turns``, R19), ``winner`` and ``knocker`` ("learner", "opponent" or None), the learner's
+    signed ``points``, ``knocker_deadwood`` and ``defender_deadwood`` (after layoffs). At the end of a match:
     ``info["match"]`` with both ``scores``, both ``final_totals`` (learner first), the ``winner``, the number of
-    ``hands`` and ``abandoned`` (True when ``rules.max_dead_hands`` dead hands in a row ended the game with no
-    winner and no bonuses, R19a). After an illegal action: ``info["illegal_action"] = True``.
+    ``hands`` and ``abandoned`` (True when ``rules.max_dead_hands`` dead hands in a row ended the game with no winner
+    and no bonuses, R19a). After an illegal action: ``info["illegal_action"] = True``.
 
     ## Actions given to ``step``
 

@@ -67,7 +67,7 @@ def _batched(opponent):
     agent = agents.resolve(opponent, "opponent")
     if not callable(getattr(agent, "act_batch", None)):
         raise TypeError(f"opponent {agent!r} has no batched form act_batch(view, rng); the vector env needs one "
-                        f"(agents with one: {', '.join(_batched_names())})")
+                        "(random, simple, expert and ppo have one)")
     return agent
 
 
@@ -75,17 +75,17 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` games of ``GinRummy-v0`` on one batched engine (a Gymnasium ``VectorEnv``).
 
     Arguments are those of ``GinRummyEnv`` plus ``num_envs``; the opponent needs a batched form ``act_batch``
-    (``random``, ``simple`` and ``expert`` have one). Observations ``(num_envs, 375)`` float32, actions one id per
-    game, ``action_masks()`` ``(num_envs, 108)`` bool. Autoreset is same-step: a game whose episode ends returns the
+    (``random``, ``simple``, ``expert`` and ``ppo`` have one). Observations ``(num_envs, 375)`` float32, actions one id
+    per game, ``action_masks()`` ``(num_envs, 108)`` bool. Autoreset is same-step: a game whose episode ends returns the
     first observation of its next episode, with the last one in ``info["final_obs"]`` (masked by
-    ``info["_final_obs"]``). ``info`` also holds ``action_mask``; for games whose hand ended in the step,
-    ``outcome_kind`` (a name of ``batch.KIND_NAMES``), ``outcome_capped`` (a dead hand ended by the turn cap, R19)
-    and ``outcome_points`` (learner's signed points), each masked by its ``_``-prefixed twin; and with
-    ``episode="match"``, for games whose match ended, ``match_scores``, ``match_hands_won`` and ``match_totals``
-    (learner first, always the match that just ended, even when the next one ends before the learner's first move)
-    and ``match_abandoned`` (R19a: no winner, no bonuses), each masked likewise. Actions: an integer array of shape
-    ``(num_envs,)`` (a list of ints too); out-of-range or illegal ids are illegal actions, other dtypes a
-    ``TypeError``, other shapes a ``ValueError``, as in ``GinRummyEnv``."""
+    ``info["_final_obs"]``). ``info`` also holds ``action_mask``; for games whose hand ended in the step (or, on an
+    episode's first step, before the learner's first decision, as in ``GinRummyEnv``), ``outcome_kind`` (a name of
+    ``batch.KIND_NAMES``), ``outcome_capped`` (a dead hand ended by the turn cap, R19) and ``outcome_points`` (learner's
+    signed points), each masked by its ``_``-prefixed twin; and with ``episode="match"``, for games whose match ended,
+    ``match_scores``, ``match_hands_won`` and ``match_totals`` (learner first, always the match that just ended, even
+    when the next one ends before the learner's first move) and ``match_abandoned`` (R19a: no winner, no bonuses), each
+    masked likewise. Actions: an integer array of shape ``(num_envs,)`` (a list of ints too); out-of-range or illegal
+    ids are illegal actions, other dtypes a ``TypeError``, other shapes a ``ValueError``, as in ``GinRummyEnv``."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
@@ -113,6 +113,10 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self.learner = np.zeros(num_envs, dtype=np.int64)
         self.steps = np.zeros(num_envs, dtype=np.int64)
         self._pending = np.zeros(num_envs, dtype=np.float64)
+        #: Per game, the outcome (kind code, -1 for none; learner's points; capped) of the last hand that ended before
+        #: the learner's first decision of the episode, reported with the first step as ``GinRummyEnv`` does.
+        self._pending_outcome = (np.full(num_envs, -1, dtype=np.int64), np.zeros(num_envs, dtype=np.int64),
+                                 np.zeros(num_envs, dtype=bool))
         self._masks = np.zeros((num_envs, N_ACTIONS), dtype=bool)
         #: Per game, at the end of its last match: learner/opponent scores, hands won, final totals and abandoned (1).
         self._match_end = np.zeros((num_envs, 7), dtype=np.int64)
@@ -163,11 +167,11 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             self.batch.step(ok, chosen, masks=self._masks)
         else:
             self.batch.step(ok, chosen[ok], masks=self._masks[ok])
-        outcome_kind = np.full(self.num_envs, -1, dtype=np.int64)
-        outcome_points = np.zeros(self.num_envs, dtype=np.int64)
-        outcome_capped = np.zeros(self.num_envs, dtype=bool)
+        outcome_kind, outcome_points, outcome_capped = (field.copy() for field in self._pending_outcome)
+        self._pending_outcome[0][:] = -1
         over = self._settle(ok, rewards, outcome_kind, outcome_points, outcome_capped)
         illegal = (~legal).nonzero()[0]
+        outcome_kind[illegal] = -1
         rewards[illegal] = ILLEGAL_ACTION_REWARD * self.reward_scale
         terminated = over.copy()
         terminated[illegal] = True
@@ -230,9 +234,12 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             self.learner[todo] = seat
             self.table.new_games(todo, rng)
             rewards = np.zeros(self.num_envs)
-            over = self._settle(todo, rewards, np.zeros(self.num_envs, dtype=np.int64),
-                                np.zeros(self.num_envs, dtype=np.int64), np.zeros(self.num_envs, dtype=bool))
+            outcome = (np.full(self.num_envs, -1, dtype=np.int64), np.zeros(self.num_envs, dtype=np.int64),
+                       np.zeros(self.num_envs, dtype=bool))
+            over = self._settle(todo, rewards, *outcome)
             self._pending[todo] += rewards[todo]
+            for pending, found in zip(self._pending_outcome, outcome):
+                pending[todo] = found[todo]
             todo = todo[over[todo]]
             self._pending[todo] = 0.0
 
@@ -292,18 +299,3 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         final_obs[done] = encode_batch(batch_view(self.batch, done, self.learner[done], self.table.scores[done]))
         self._final_rows = done
         return final_obs
-
-
-def _batched_names() -> list[str]:
-    """Names of the registered agents whose class has ``act_batch``."""
-    import importlib
-
-    found = []
-    for name, spec in agents.AGENTS.items():
-        module, cls = spec.split(":")
-        try:
-            if callable(getattr(getattr(importlib.import_module(module), cls), "act_batch", None)):
-                found.append(name)
-        except ImportError:
-            continue
-    return found
