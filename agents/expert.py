@@ -28,7 +28,7 @@ from gin_env import cards, engine, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.batch_observation import BatchView
 from gin_env.observation import PlayerView
-from gin_env.rules import STOCK_AFTER_DEAL
+from gin_env.rules import STOCK_AFTER_DEAL, blocked_card
 
 
 def _meld_partners(c: int) -> tuple[tuple[int, int], ...]:
@@ -146,7 +146,7 @@ class ExpertAgent:
         draw is expected to. It may not be discarded this turn (R16), so its value is the best other discard."""
         top = view.top_discard
         take_dw = min(dw for c, dw in solver.discard_deadwoods(view.hand | 1 << top).items()
-                      if c != top or view.rules.discard_taken_card)
+                      if c != blocked_card(view.rules.discard_taken_card, top))
         if take_dw <= self.knock_threshold(view):
             return True
         holds = _opponent_holds(view, self.params.evidence_shrink)

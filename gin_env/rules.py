@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from gin_env.cards import NO_CARD
+
 SHUTOUT_MODES = ("double_game_bonus", "double_hand_points", "double_total", "none")
 DEALER_ROTATIONS = ("winner", "loser", "alternate")
 DEAD_HAND_DEALERS = ("same", "rotate")
@@ -16,6 +18,16 @@ FIRST_DEALERS = ("cut_low", "cut_high", "random", "P1", "P2")
 DEAL_MODES = ("upcard", "eleven")
 OKLAHOMA_ACES = ("gin_only", "one")
 
+def blocked_card(discard_taken_card, taken):
+    """R16, the one place it is written: the card that may not be discarded, nor knocked with, this turn. That is
+    ``taken``, the card just taken from the pile (``NO_CARD`` when the card came from the stock), unless
+    ``discard_taken_card`` allows it, and then ``NO_CARD``. Plain arithmetic on a bool and an int, or on numpy arrays
+    of them, so the engine, the observation, the agents and the batched engine (numba included) share it as is."""
+    return taken + (NO_CARD - taken) * discard_taken_card
+
+
+#: Cards dealt to each player (R10).
+HAND_SIZE = 10
 #: Stock size after the deal (R10): 52 - 20 dealt - 1 upcard.
 STOCK_AFTER_DEAL = 31
 
