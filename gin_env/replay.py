@@ -48,7 +48,8 @@ from gin_env.rules import Rules
 FORMAT = "gin-env-replay"
 VERSION = 1
 KEYS = ("format", "version", "rules", "players", "dealer", "deck", "actions", "outcome", "hand_number", "scores")
-OUTCOME_KEYS = tuple(f.name for f in dataclasses.fields(HandOutcome))
+#: The outcome's keys in a file. Which meld each layoff went on is not saved: replaying the hand gives it.
+OUTCOME_KEYS = tuple(f.name for f in dataclasses.fields(HandOutcome) if f.name != "layoff_melds")
 RULES_KEYS = tuple(f.name for f in dataclasses.fields(Rules))
 DEFAULT_PLAYERS = ("P1", "P2")
 

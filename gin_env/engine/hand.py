@@ -44,6 +44,8 @@ class HandOutcome:
     layoffs: tuple[int, ...]
     knocker_melds: tuple[tuple[int, ...], ...]
     capped: bool = False
+    #: The cards laid off on each of ``knocker_melds`` (R27), in the same order; () when nobody knocked.
+    layoff_melds: tuple[tuple[int, ...], ...] = ()
 
     def player_points(self, player: int) -> int:
         """Signed, zero-sum hand points of ``player``: +points for the winner, -points for the other."""
@@ -415,7 +417,7 @@ def _end_by_knock(state: HandState, knocker_hand: int, knock_card: int) -> HandS
     outcome = HandOutcome(
         kind=result.kind, winner=winner, points=result.points, knocker=p, knock_card=knock_card,
         knocker_deadwood=result.knocker_deadwood, defender_deadwood=result.defender_deadwood,
-        layoffs=result.layoffs, knocker_melds=result.knocker_melds)
+        layoffs=result.layoffs, knocker_melds=result.knocker_melds, layoff_melds=result.layoff_melds)
     pile, known = state.pile, state.known
     if knock_card != NO_CARD:
         pile = pile + (knock_card,)

@@ -21,6 +21,8 @@ class KnockResult:
     points: int
     winner: str | None
     knocker_melds: tuple[tuple[int, ...], ...]
+    #: The cards laid off on each of ``knocker_melds`` (R27), in the same order.
+    layoff_melds: tuple[tuple[int, ...], ...]
 
 
 
@@ -56,7 +58,8 @@ def score_knock(knocker_hand10, defender_hand10, rules: Rules, *, upcard: int | 
     else:
         kind, winner, points = "undercut", "defender", k - f + rules.undercut_bonus
     return KnockResult(kind=kind, knocker_deadwood=k, defender_deadwood=f, layoffs=show.layoffs,
-                       points=points * multiplier, winner=winner, knocker_melds=show.knocker_melds)
+                       points=points * multiplier, winner=winner, knocker_melds=show.knocker_melds,
+                       layoff_melds=show.layoff_melds)
 
 
 def _score_big_gin(knocker: int, defender: int, rules: Rules, multiplier: int, arrangement) -> KnockResult:
@@ -71,4 +74,4 @@ def _score_big_gin(knocker: int, defender: int, rules: Rules, multiplier: int, a
     f = solver.deadwood(defender)
     return KnockResult(kind="big_gin", knocker_deadwood=0, defender_deadwood=f, layoffs=(),
                        points=(f + rules.big_gin_bonus) * multiplier, winner="knocker",
-                       knocker_melds=tuple(tuple(m) for m in melds))
+                       knocker_melds=tuple(tuple(m) for m in melds), layoff_melds=((),) * len(melds))
