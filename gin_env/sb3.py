@@ -1,5 +1,5 @@
-"""``SB3VecEnv``: a stable-baselines3 ``VecEnv`` over ``GinRummyVectorEnv`` (the optional ``train`` extra), so
-MaskablePPO trains on the batched games without a Python env per game.
+"""``SB3VecEnv``: a stable-baselines3 ``VecEnv`` over one ``GinRummyVectorEnv``, or over several side by side (a
+pool, each with its own opponent), so MaskablePPO trains on the batched games without a Python env per game.
 
 The class is built on first use, since its base class comes from stable-baselines3, which ``import gin_env`` never
 imports.
@@ -8,6 +8,7 @@ imports.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -20,10 +21,14 @@ def _sb3_base():
     return require("stable_baselines3.common.vec_env", "SB3VecEnv").VecEnv
 
 
-def SB3VecEnv(venv: GinRummyVectorEnv):  # noqa: N802 - a factory that reads as the class it builds
-    """A stable-baselines3 ``VecEnv`` over a ``GinRummyVectorEnv``: same games, SB3's step/reset conventions, and
-    ``env_method("action_masks")`` answered from the batch, which is how sb3-contrib's MaskablePPO reads masks."""
-    return _adapter_class()(venv)
+def SB3VecEnv(venvs: GinRummyVectorEnv | Sequence[GinRummyVectorEnv]):  # noqa: N802 - a factory that reads as the class it builds
+    """A stable-baselines3 ``VecEnv`` over a ``GinRummyVectorEnv``, or over a sequence of them whose games are
+    concatenated in order: same games, SB3's step/reset conventions, and ``env_method("action_masks")`` answered
+    from the batches, which is how sb3-contrib's MaskablePPO reads masks.
+
+    Seeding (``seed(s)`` then ``reset()``): one vector env is reset with ``s`` itself; each env of a sequence with
+    its own stream ``SeedSequence([s, i])``, so a pool of one is seeded as a pool."""
+    return _adapter_class()(venvs)
 
 
 @functools.cache
@@ -32,53 +37,86 @@ def _adapter_class():
 
     class GinRummySB3VecEnv(base):
         """See :func:`SB3VecEnv`. ``infos[i]`` carries ``terminal_observation`` and ``TimeLimit.truncated`` when
-        game i's episode ended, and ``outcome_kind``/``outcome_capped``/``outcome_points`` when a hand ended in it."""
+        game i's episode ended, and ``outcome_kind``/``outcome_capped``/``outcome_points`` when a hand ended in it.
+        ``parts``: the vector envs, in order; ``part_of(i)``: the one that holds game i."""
 
-        def __init__(self, venv: GinRummyVectorEnv):
-            self.venv = venv  # set first: the base class reads attributes through get_attr
-            super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
+        def __init__(self, venvs):
+            # Set first: the base class reads attributes through get_attr.
+            self.pooled = not isinstance(venvs, GinRummyVectorEnv)
+            self.parts: list[GinRummyVectorEnv] = list(venvs) if self.pooled else [venvs]
+            if not self.parts:
+                raise ValueError("SB3VecEnv needs at least one GinRummyVectorEnv")
+            self._ends = np.cumsum([part.num_envs for part in self.parts])
+            first = self.parts[0]
+            super().__init__(int(self._ends[-1]), first.single_observation_space, first.single_action_space)
             self._actions: np.ndarray | None = None
+
+        @property
+        def venv(self) -> GinRummyVectorEnv:
+            """The vector env of an adapter over one."""
+            if self.pooled:
+                raise AttributeError("this SB3VecEnv holds several vector envs: see parts")
+            return self.parts[0]
+
+        def part_of(self, game: int) -> int:
+            """The index in ``parts`` of the vector env that holds game ``game``."""
+            return int(np.searchsorted(self._ends, game, side="right"))
 
         def reset(self) -> np.ndarray:
             seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
-            obs, _ = self.venv.reset(seed=seed)
             self._reset_seeds()
-            return obs
+            obs = []
+            for i, part in enumerate(self.parts):
+                if seed is not None and self.pooled:
+                    part_seed = int(np.random.SeedSequence([seed, i]).generate_state(1)[0])
+                else:
+                    part_seed = seed
+                obs.append(part.reset(seed=part_seed)[0])
+            return obs[0] if len(obs) == 1 else np.concatenate(obs)
 
         def step_async(self, actions: np.ndarray) -> None:
             self._actions = actions
 
         def step_wait(self):
-            obs, rewards, terminated, truncated, info = self.venv.step(self._actions)
+            starts = np.concatenate(([0], self._ends[:-1]))
+            results = [part.step(self._actions[start:end]) for part, start, end in zip(self.parts, starts, self._ends)]
+            obs, rewards, terminated, truncated = (results[0][k] if len(results) == 1 else
+                                                   np.concatenate([r[k] for r in results]) for k in range(4))
             infos: list[dict] = [{} for _ in range(self.num_envs)]
-            for i in (terminated | truncated).nonzero()[0]:
-                infos[i]["terminal_observation"] = info["final_obs"][i]
-                infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-            if "_outcome_kind" in info:
-                for i in info["_outcome_kind"].nonzero()[0]:
-                    infos[i]["outcome_kind"] = info["outcome_kind"][i]
-                    infos[i]["outcome_capped"] = bool(info["outcome_capped"][i])
-                    infos[i]["outcome_points"] = int(info["outcome_points"][i])
+            for start, (*_, info) in zip(starts, results):
+                for i in (info.get("_final_obs", np.zeros(0, bool))).nonzero()[0]:
+                    infos[start + i]["terminal_observation"] = info["final_obs"][i]
+                    infos[start + i]["TimeLimit.truncated"] = bool(truncated[start + i] and not terminated[start + i])
+                if "_outcome_kind" in info:
+                    for i in info["_outcome_kind"].nonzero()[0]:
+                        infos[start + i]["outcome_kind"] = info["outcome_kind"][i]
+                        infos[start + i]["outcome_capped"] = bool(info["outcome_capped"][i])
+                        infos[start + i]["outcome_points"] = int(info["outcome_points"][i])
             return obs, rewards.astype(np.float32), terminated | truncated, infos
 
         def close(self) -> None:
-            self.venv.close()
+            for part in self.parts:
+                part.close()
 
         def get_attr(self, attr_name: str, indices=None) -> list:
-            return [getattr(self.venv, attr_name)] * len(self._get_indices(indices))
+            return [getattr(self.parts[self.part_of(i)], attr_name) for i in self._get_indices(indices)]
 
         def set_attr(self, attr_name: str, value, indices=None) -> None:
-            setattr(self.venv, attr_name, value)
+            for i in self._get_indices(indices):
+                setattr(self.parts[self.part_of(i)], attr_name, value)
 
         def has_attr(self, attr_name: str) -> bool:
-            return hasattr(self.venv, attr_name)
+            return hasattr(self.parts[0], attr_name)
 
         def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
             rows = list(self._get_indices(indices))
             if method_name == "action_masks":
-                return list(self.venv.action_masks()[rows])
-            result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
-            return [result] * len(rows)
+                return list(np.concatenate([part.action_masks() for part in self.parts])[rows])
+            # Once per vector env, whatever the number of its games asked.
+            results: dict[int, object] = {}
+            for p in sorted({self.part_of(i) for i in rows}):
+                results[p] = getattr(self.parts[p], method_name)(*method_args, **method_kwargs)
+            return [results[self.part_of(i)] for i in rows]
 
         def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
             return [False] * len(self._get_indices(indices))
