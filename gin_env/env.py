@@ -17,6 +17,7 @@ from gin_env.observation import OBS_HIGH, OBS_LOW, PlayerView, encode
 from gin_env.rules import Rules
 from gin_env.table import (
     ILLEGAL_ACTION_REWARD,
+    AtTable,
     Table,
     action_id,
     check_env_args,
@@ -32,7 +33,7 @@ from gin_env.table import (
 SIDES = ("learner", "opponent")
 
 
-class GinRummyEnv(gym.Env):
+class GinRummyEnv(AtTable, gym.Env):
     """Two-player Gin Rummy (docs/rules.md) from one player's seat; the opponent plays inside ``step``.
 
     ## Description
@@ -164,16 +165,6 @@ class GinRummyEnv(gym.Env):
         # of both players so far), and the last finished hand as the same tuple.
         self._hand_record: tuple[engine.HandState, tuple[int, int], int | None, list[int]] | None = None
         self._finished_hand: tuple[engine.HandState, tuple[int, int], int | None, list[int]] | None = None
-
-    @property
-    def state(self) -> engine.HandState | None:
-        """The hand in play (the last one once the episode is over)."""
-        return self.table.state
-
-    @property
-    def match(self):
-        """The game to the target (``match.MatchState``) with ``episode="match"``; None for single hands."""
-        return self.table.match
 
     # -------------------------------------------------------------------------------------------------------------
     # Gymnasium API

@@ -13,12 +13,12 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from gin_env import engine
 from gin_env.actions import N_ACTIONS
 from gin_env.observation import OBS_HIGH, OBS_LOW, encode
 from gin_env.optional import require
 from gin_env.rules import Rules
 from gin_env.table import (
+    AtTable,
     Table,
     action_id,
     check_episode,
@@ -40,7 +40,7 @@ def env(**kwargs) -> GinRummyAEC:
     return GinRummyAEC(**kwargs)
 
 
-class GinRummyAEC(AECEnv):
+class GinRummyAEC(AtTable, AECEnv):
     """Two-player Gin Rummy, one agent per player: ``player_0`` is player 0 of the engine, ``player_1`` player 1.
 
     Observation of each agent: ``{"observation": float32 (375,), "action_mask": int8 (108,)}``, the encoding of
@@ -84,16 +84,6 @@ class GinRummyAEC(AECEnv):
         self.action_spaces = {a: gym.spaces.Discrete(N_ACTIONS) for a in AGENTS}
         self._rng: np.random.Generator | None = None
         self.table = Table(self.rules, episode)
-
-    @property
-    def state(self) -> engine.HandState | None:
-        """The hand in play (the last one once the episode is over); None before ``reset``."""
-        return self.table.state
-
-    @property
-    def match(self):
-        """The game to the target (``match.MatchState``) with ``episode="match"``; None for single hands."""
-        return self.table.match
 
     def observation_space(self, agent: str) -> gym.spaces.Dict:
         return self.observation_spaces[agent]

@@ -124,6 +124,22 @@ def outcome_info(outcome: engine.HandOutcome, player: int) -> dict:
             "knocker_deadwood": outcome.knocker_deadwood, "defender_deadwood": outcome.defender_deadwood}
 
 
+class AtTable:
+    """What an adapter over a :class:`Table` (its ``table``) shows of the game as attributes."""
+
+    table: Table
+
+    @property
+    def state(self) -> engine.HandState | None:
+        """The hand in play (the last one once the episode is over); None before the first deal."""
+        return self.table.state
+
+    @property
+    def match(self) -> match.MatchState | None:
+        """The game to the target with ``episode="match"``; None for single hands."""
+        return self.table.match
+
+
 class Table:
     """One game of ``rules`` for two seats, dealt again by :meth:`deal`: ``episode="hand"`` plays one hand,
     ``"match"`` a game to the target. Seat ``p`` is player ``p`` of the engine."""
