@@ -1,7 +1,7 @@
-"""One hand of Gin Rummy (docs/rules.md R10-R39, R45-R47): the state machine (``hand``), the score of a knock, gin
-or big gin (``scoring``) and the invariant check of a state (``validate``), each its own module. This package
-re-exports their public names, so ``engine.step``, ``engine.score_knock`` and ``engine.validate`` read as before;
-the action ids are ``actions``' and are re-exported here too, since the legal masks are indexed by them.
+"""One hand of Gin Rummy (docs/rules.md R10-R39, R45-R47, R60-R61): the state machine (``hand``), the score of a knock,
+gin or big gin (``scoring``) and the invariant check of a state (``validate``), each its own module. This package
+re-exports their public names, so ``engine.step``, ``engine.score_knock`` and ``engine.validate`` read as before; the
+action ids are ``actions``' and are re-exported here too, since the legal masks are indexed by them.
 """
 
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD

@@ -1,4 +1,4 @@
-"""One hand of Gin Rummy as a pure state machine (docs/rules.md R10-R39, R45-R47).
+"""One hand of Gin Rummy as a pure state machine (docs/rules.md R10-R39, R45-R47, R60-R61).
 
 This module owns the deal, the phases of a hand, which actions are legal in each and how an action changes the
 state; a knock's score is ``scoring``'s. States are frozen: :func:`step` returns a new state and never touches the
