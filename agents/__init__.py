@@ -74,6 +74,12 @@ def as_agent(obj, what: str = "agent") -> Agent:
     raise TypeError(f"{what} must be an agent name, an Agent or a callable(view, rng), got {obj!r}")
 
 
+def resolve(obj, what: str = "agent") -> Agent:
+    """An agent from a name, model path or ``module:attr`` (:func:`load`), an Agent class or object, or a callable
+    ``(view, rng) -> action`` (:func:`as_agent`); ``what`` names the argument in errors."""
+    return load(obj) if isinstance(obj, str) else as_agent(obj, what)
+
+
 def from_import_path(spec: str) -> Agent:
     """The agent named by ``package.module:attr`` (see :func:`as_agent` for what ``attr`` may be); ``ValueError``
     naming the spec when the module cannot be imported, lacks the attribute, or the attribute is no agent."""

@@ -24,38 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gin_env import cards, engine, solver
+from gin_env import cards, engine, meld_partners, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.batch_observation import BatchView
 from gin_env.observation import PlayerView
 from gin_env.rules import STOCK_AFTER_DEAL
 from gin_env.taken_card import kept_card
-
-
-def _meld_partners(c: int) -> tuple[tuple[int, int], ...]:
-    """Every pair of cards that forms a 3-card meld with ``c``: two others of its rank (R4), or two neighbours of
-    its suit in a run (R5, no wrap-around)."""
-    r, s = cards.rank(c), cards.suit(c)
-    same_rank = [t * cards.N_RANKS + r for t in range(cards.N_SUITS) if t != s]
-    pairs = [(same_rank[i], same_rank[j]) for i in range(3) for j in range(i + 1, 3)]
-    for low in (r - 2, r - 1, r):
-        if 0 <= low and low + 2 < cards.N_RANKS:
-            others = [s * cards.N_RANKS + x for x in range(low, low + 3) if x != r]
-            pairs.append((others[0], others[1]))
-    return tuple(pairs)
-
-
-def _neighbours(c: int) -> int:
-    """Mask of the cards that form a 3-card meld with ``c`` and one more card: the other cards of its rank and the
-    cards up to two ranks away in its suit."""
-    mask = 0
-    for x, y in _meld_partners(c):
-        mask |= 1 << x | 1 << y
-    return mask
-
-
-MELD_PARTNERS = tuple(_meld_partners(c) for c in range(cards.N_CARDS))
-NEIGHBOURS = tuple(_neighbours(c) for c in range(cards.N_CARDS))
 
 
 @dataclass(frozen=True)
@@ -146,8 +120,8 @@ class ExpertAgent:
         """Take the face-up card if that lets the expert knock now, or leaves clearly less deadwood than a stock
         draw is expected to. It may not be discarded this turn (R16), so its value is the best other discard."""
         top = view.top_discard
-        kept = kept_card(view.rules.discard_taken_card, top)
-        take_dw = min(dw for c, dw in solver.discard_deadwoods(view.hand | 1 << top).items() if c != kept)
+        take_dw = min(dw for c, dw in solver.discard_deadwoods(view.hand | 1 << top).items()
+                      if c != kept_card(view.rules.discard_taken_card, top))
         if take_dw <= self.knock_threshold(view):
             return True
         holds = _opponent_holds(view, self.params.evidence_shrink)
@@ -190,7 +164,7 @@ def _opponent_holds(view: PlayerView, shrink: float) -> list[float]:
     base = hidden / max(unseen.bit_count(), 1)
     shunned = 0
     for c in cards.to_ids(view.opponent_discards | view.opponent_declined):
-        shunned |= NEIGHBOURS[c]
+        shunned |= meld_partners.NEIGHBOURS[c]
     holds = [0.0] * cards.N_CARDS
     for c in cards.to_ids(unseen):
         holds[c] = base * shrink if shunned >> c & 1 else base
@@ -203,6 +177,6 @@ def _feeds(c: int, holds: list[float]) -> float:
     """Probability that ``c`` completes a 3-card meld with two cards the opponent holds (pairs taken as
     independent)."""
     miss = 1.0
-    for x, y in MELD_PARTNERS[c]:
+    for x, y in meld_partners.PAIRS[c]:
         miss *= 1.0 - holds[x] * holds[y]
     return 1.0 - miss

@@ -21,58 +21,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gin_env import cards, engine, solver
+from gin_env import engine, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.batch_kernels import nth_bit, popcount
 from gin_env.batch_observation import BatchView
+from gin_env.meld_partners import RUN_WINDOWS_ARRAY, SAME_RANK_ARRAY, forms_meld
 from gin_env.observation import PlayerView
-
-#: RANK_CARDS[r]: bitmask of the four cards of rank r.
-RANK_CARDS = tuple(sum(1 << (s * cards.N_RANKS + r) for s in range(cards.N_SUITS)) for r in range(cards.N_RANKS))
-_SUIT_PATTERN = (1 << cards.N_RANKS) - 1
-
-
-def forms_meld(hand: int, card_id: int) -> bool:
-    """True if ``card_id`` lies in some meld (R4, R5) made of it and cards of ``hand``: a set with two cards of its
-    rank, or a run of three with neighbours of its suit."""
-    r = cards.rank(card_id)
-    if (hand & RANK_CARDS[r]).bit_count() >= 2:
-        return True
-    pattern = (hand >> (cards.suit(card_id) * cards.N_RANKS)) & _SUIT_PATTERN | 1 << r
-    # The three 3-card windows that contain rank r, those that fit between A and K (R2: no wrap-around).
-    for low in range(max(r - 2, 0), min(r, cards.N_RANKS - 3) + 1):
-        window = 0b111 << low
-        if pattern & window == window:
-            return True
-    return False
-
-
-def _meld_tables() -> tuple[np.ndarray, np.ndarray]:
-    """For each card id, and last for NO_CARD: the other cards of its rank, and the pairs of cards that make a run
-    of three with it (the three windows that contain it; a window off the A-K line can never be held)."""
-    never = 1 << 63  # no hand holds this bit, so an impossible window is never complete
-    others = [RANK_CARDS[cards.rank(c)] & ~(1 << c) for c in range(cards.N_CARDS)] + [0]
-    windows = []
-    for c in range(cards.N_CARDS):
-        r, base = cards.rank(c), c - cards.rank(c)
-        row = []
-        for low in (r - 2, r - 1, r):
-            fits = 0 <= low <= cards.N_RANKS - 3
-            row.append(sum(1 << (base + low + i) for i in range(3)) & ~(1 << c) if fits else never)
-        windows.append(row)
-    windows.append([never] * 3)
-    return np.array(others, dtype=np.uint64), np.array(windows, dtype=np.uint64).T.copy()
-
-
-_SAME_RANK, _RUN_WINDOWS = _meld_tables()
 
 
 @njit(cache=True, inline="always")
 def _forms_meld_compiled(hand, card):
-    """:func:`forms_meld` for a uint64 hand mask, False for NO_CARD (-1, the tables' last row)."""
-    meld = popcount(hand & _SAME_RANK[card]) >= 2
-    for w in range(_RUN_WINDOWS.shape[0]):
-        window = _RUN_WINDOWS[w, card]
+    """:func:`forms_meld` for a uint64 hand mask, False for NO_CARD (-1, the tables' last entry)."""
+    meld = popcount(hand & SAME_RANK_ARRAY[card]) >= 2
+    for w in range(RUN_WINDOWS_ARRAY.shape[0]):
+        window = RUN_WINDOWS_ARRAY[w, card]
         meld = meld or hand & window == window
     return meld
 

@@ -285,5 +285,5 @@ class HandBatch:
             kind=KIND_NAMES[self.kind[i]], winner=None if winner == NO_PLAYER else winner, points=int(self.points[i]),
             knocker=knocker, knock_card=int(self.knock_card[i]), knocker_deadwood=int(self.knocker_deadwood[i]),
             defender_deadwood=int(self.defender_deadwood[i]), layoffs=result.layoffs,
-            knocker_melds=result.knocker_melds)
+            knocker_melds=result.knocker_melds, layoff_melds=result.layoff_melds)
 

@@ -14,9 +14,9 @@ import numpy as np
 from numba import njit
 
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
+from gin_env.cards import NO_CARD
 from gin_env.engine import DEALT, DISCARD, DRAW, OFFER, OVER, PHASE_NAMES, WALL
 from gin_env.solver.kernels import N_CARDS, SUIT_BITS, deadwood_of, discard_phase_of, scratch, showdown_of
-from gin_env.taken_card import NO_CARD
 from gin_env.taken_card import kept_card_compiled as kept_card
 
 #: Outcome codes of ``HandBatch.kind``; -1 while a hand is live.

@@ -21,6 +21,8 @@ N_RANKS = 13
 N_SUITS = 4
 N_CARDS = N_RANKS * N_SUITS
 FULL_DECK = (1 << N_CARDS) - 1
+#: A card id meaning "no card": the top of an empty pile, no card taken this turn, no knock card.
+NO_CARD = -1
 
 #: Deadwood value of each card id (R3): A=1, 2-10 pip value, J/Q/K=10.
 VALUES: tuple[int, ...] = tuple(min(c % N_RANKS + 1, 10) for c in range(N_CARDS))
@@ -33,7 +35,7 @@ SUIT_SHIFTS = np.array([N_RANKS * s for s in range(N_SUITS)], dtype=np.uint64)[:
 PACK_SHIFTS = np.array([PACK_STRIDE * s for s in range(N_SUITS)], dtype=np.uint64)[:, None]
 #: The 13 rank bits of one suit.
 SUIT_RANKS = np.uint64((1 << N_RANKS) - 1)
-#: Bit c for card c, then 0 for -1 (no card), which ``take`` reads as the last entry.
+#: Bit c for card c, then 0 for NO_CARD (-1), which ``take`` reads as the last entry.
 _CARD_BITS_OR_NONE = np.append(np.left_shift(np.uint64(1), np.arange(N_CARDS, dtype=np.uint64)), np.uint64(0))
 
 
@@ -149,7 +151,7 @@ def hand_value(hand: Iterable[int] | int) -> int:
 
 
 def card_bits(card_ids) -> np.ndarray:
-    """uint64 mask of each card id (any shape); 0 where the id is -1 (no card)."""
+    """uint64 mask of each card id (any shape); 0 where the id is ``NO_CARD``."""
     return _CARD_BITS_OR_NONE.take(card_ids)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -103,19 +104,39 @@ def play_game(rules: Rules, agents: Sequence, seed: int, game: int, seating: int
                       abandoned=state.abandoned)
 
 
-def play_duplicate(rules: Rules, agent_a, agent_b, seed: int, game: int) -> tuple[GameResult, GameResult]:
-    """Game ``game`` played twice on the same deals: first with ``agent_a`` as P1, then with the seats swapped.
+def seats(a, b, seating: int) -> tuple:
+    """Who sits where in one seating of a duplicate game, P1 first: A is P1 in seating 0, P2 in seating 1."""
+    return (a, b) if seating == 0 else (b, a)
+
+
+def play_duplicate(rules: Rules, agent_a, agent_b, seed: int, game: int,
+                   observers: tuple[Observer | None, Observer | None] = (None, None)) -> tuple[GameResult, GameResult]:
+    """Game ``game`` played twice on the same deals: first with ``agent_a`` as P1, then with the seats swapped;
+    ``observers[s]`` watches seating ``s``.
 
     Both results are indexed by seat, as played; ``a_side`` turns them into agent A's numbers."""
-    first = play_game(rules, (agent_a, agent_b), seed, game, seating=0)
-    second = play_game(rules, (agent_b, agent_a), seed, game, seating=1)
+    first, second = (play_game(rules, seats(agent_a, agent_b, seating), seed, game, seating=seating,
+                               observer=observers[seating]) for seating in (0, 1))
     return first, second
 
 
-def a_side(result: GameResult, seating: int) -> tuple[int, int, int, int, float]:
-    """Agent A's numbers in one seating of a duplicate game (A is P1 in seating 0, P2 in seating 1):
-    (signed hand points, hands played, hands A won, hands B won, game score 1 / 0.5 / 0)."""
-    a, b = (0, 1) if seating == 0 else (1, 0)
+class ASide(NamedTuple):
+    """Agent A's numbers in one seating of a duplicate game."""
+
+    #: A's signed hand points, summed over the game's hands.
+    points: int
+    #: Hands played.
+    hands: int
+    #: Hands A won, and hands B won.
+    a_won: int
+    b_won: int
+    #: The game's score for A: 1 for a win, 0.5 when nobody won, 0 for a loss.
+    score: float
+
+
+def a_side(result: GameResult, seating: int) -> ASide:
+    """Agent A's numbers in one seating of a duplicate game (A is P1 in seating 0, P2 in seating 1)."""
+    a, b = seats(0, 1, seating)
     score = 0.5 if result.winner is None else float(result.winner == a)
-    return result.points[a], result.hands, result.hands_won[a], result.hands_won[b], score
+    return ASide(result.points[a], result.hands, result.hands_won[a], result.hands_won[b], score)
 

@@ -1,105 +1,39 @@
 """``GinRummy-v0``: one learner against an opponent that plays inside ``step``, as a Gymnasium env.
 
-This module owns the single-agent framing of the game: which seat the learner holds, running the opponent until
-the learner has a decision, turning hand and match results into rewards, the episode's end, and masks. The rules
-are ``engine``'s and ``match``'s; what the learner sees is ``observation``'s.
+This module adapts ``table.Table`` to Gymnasium's single-agent API: which seat the learner holds, running the
+opponent until the learner has a decision, illegal actions, truncation and replays. The episode kinds, rewards,
+bonuses, infos, argument checks and text are ``table``'s; the rules ``engine``'s and ``match``'s; what the learner
+sees ``observation``'s.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import numbers
-import operator
-
 import gymnasium as gym
 import numpy as np
 
-from gin_env import actions, agents, cards, engine, match
+from gin_env import actions, agents, engine
 from gin_env.actions import N_ACTIONS
-from gin_env.observation import OBS_HIGH, OBS_LOW, PlayerView, encode, view
+from gin_env.observation import OBS_HIGH, OBS_LOW, PlayerView, encode
 from gin_env.rules import Rules
+from gin_env.table import (
+    ILLEGAL_ACTION_REWARD,
+    AtTable,
+    Table,
+    action_id,
+    check_env_args,
+    check_render_mode,
+    check_reward_scale,
+    is_legal,
+    outcome_info,
+    resolve_rules,
+    seat_or_none,
+)
 
-EPISODES = ("hand", "match")
-ILLEGAL_ACTION_MODES = ("penalize", "raise")
-#: Reward of an illegal action under ``illegal_action="penalize"``, whatever ``reward_scale`` is.
-ILLEGAL_ACTION_REWARD = -1.0
-
-
-def check_env_args(episode: str, reward_scale: float, illegal_action: str, max_steps: int | None) -> None:
-    """Validate the arguments ``GinRummyEnv`` and the vector env share; each error names its argument."""
-    check_episode(episode)
-    if illegal_action not in ILLEGAL_ACTION_MODES:
-        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-    check_reward_scale(reward_scale)
-    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
-        raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
-
-
-def check_episode(episode: str) -> None:
-    if episode not in EPISODES:
-        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+#: How the learner's side and the other are named in infos and text.
+SIDES = ("learner", "opponent")
 
 
-def check_reward_scale(reward_scale) -> float:
-    """``reward_scale`` as a float: a finite positive real number (an infinite scale would make every reward 0)."""
-    if isinstance(reward_scale, bool) or not isinstance(reward_scale, numbers.Real):
-        raise TypeError(f"reward_scale must be a positive real number, got {reward_scale!r}")
-    scale = float(reward_scale)
-    if not (math.isfinite(scale) and scale > 0):
-        raise ValueError(f"reward_scale must be finite and positive, got {reward_scale!r}")
-    return scale
-
-
-def seat_or_none(value, name: str) -> int | None:
-    """A seat argument: None, or 0 or 1 as any integer type (``engine.player_index`` names ``name`` on errors)."""
-    return None if value is None else engine.player_index(value, name)
-
-
-def resolve_rules(rules: str | Rules) -> Rules:
-    """A ``Rules`` from a preset name or a ``Rules``."""
-    if isinstance(rules, Rules):
-        return rules
-    if isinstance(rules, str):
-        return Rules.preset(rules)
-    raise TypeError(f"rules must be a preset name or a Rules, got {type(rules).__name__}")
-
-
-def resolve_agent(opponent) -> agents.Agent:
-    """An agent from a name, model path or ``module:attr`` (``agents.load``), an Agent class or object, or a
-    callable ``(view, rng) -> action`` (``agents.as_agent``)."""
-    return agents.load(opponent) if isinstance(opponent, str) else agents.as_agent(opponent, "opponent")
-
-
-def outcome_info(outcome: engine.HandOutcome, learner: int) -> dict:
-    """A hand outcome from the learner's side: who won and knocked ("learner", "opponent" or None) and the
-    learner's signed points."""
-
-    def side(player: int | None) -> str | None:
-        return None if player is None else ("learner" if player == learner else "opponent")
-
-    return {"kind": outcome.kind, "capped": outcome.capped, "winner": side(outcome.winner),
-            "points": outcome.player_points(learner), "knocker": side(outcome.knocker),
-            "knocker_deadwood": outcome.knocker_deadwood, "defender_deadwood": outcome.defender_deadwood}
-
-
-def action_id(action) -> int:
-    """One action as an int id: a python or numpy integer, or a 0-d integer array. The rule every env shares: a
-    float (even 1.0), NaN, a string, a bool or anything else raises ``TypeError``, an array of another shape
-    ``ValueError``; an integer that is out of range or not legal is an illegal action, which the env handles."""
-    if isinstance(action, np.ndarray):
-        if action.shape != ():
-            raise ValueError(f"an action must be one integer, got an array of shape {action.shape}")
-        action = action[()]
-    if isinstance(action, (bool, np.bool_)):
-        raise TypeError(f"an action must be an integer action id, got {action!r}")
-    try:
-        return operator.index(action)
-    except TypeError:
-        raise TypeError(f"an action must be an integer action id, got {action!r} ({type(action).__name__})") from None
-
-
-class GinRummyEnv(gym.Env):
+class GinRummyEnv(AtTable, gym.Env):
     """Two-player Gin Rummy (docs/rules.md) from one player's seat; the opponent plays inside ``step``.
 
     ## Description
@@ -159,13 +93,14 @@ class GinRummyEnv(gym.Env):
 
     ## Information
 
-    ``info["action_mask"]``: bool ``(108,)``, all False once the episode ends. Whenever a hand ends during the step:
-    ``info["outcome"]``, a dict with ``kind``, ``capped`` (True for a dead hand ended by the turn cap
-    ``rules.max_turns``, R19), ``winner`` and ``knocker`` ("learner", "opponent" or None), the learner's signed
-    ``points``, ``knocker_deadwood`` and ``defender_deadwood`` (after layoffs). At the end of a match:
+    ``info["action_mask"]``: bool ``(108,)``, all False once the episode ends. Whenever a hand ends during the step (and
+    on the first step of a match episode, for a hand the opponent ended before the learner's first decision, the last
+    one if several ended since): ``info["outcome"]``, a dict with ``kind``, ``capped`` (True for a dead hand ended by
+    the turn cap ``rules.max_turns``, R19), ``winner`` and ``knocker`` ("learner", "opponent" or None), the learner's
+    signed ``points``, ``knocker_deadwood`` and ``defender_deadwood`` (after layoffs). At the end of a match:
     ``info["match"]`` with both ``scores``, both ``final_totals`` (learner first), the ``winner``, the number of
-    ``hands`` and ``abandoned`` (True when ``rules.max_dead_hands`` dead hands in a row ended the game with no
-    winner and no bonuses, R19a). After an illegal action: ``info["illegal_action"] = True``.
+    ``hands`` and ``abandoned`` (True when ``rules.max_dead_hands`` dead hands in a row ended the game with no winner
+    and no bonuses, R19a). After an illegal action: ``info["illegal_action"] = True``.
 
     ## Actions given to ``step``
 
@@ -206,10 +141,9 @@ class GinRummyEnv(gym.Env):
                  max_steps: int | None = None, render_mode: str | None = None) -> None:
         check_env_args(episode, reward_scale, illegal_action, max_steps)
         learner_seat = seat_or_none(learner_seat, "learner_seat")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = resolve_rules(rules)
-        self.opponent = resolve_agent(opponent)
+        self.opponent = agents.resolve(opponent, "opponent")
         self.episode = episode
         self.reward_scale = check_reward_scale(reward_scale)
         self.illegal_action = illegal_action
@@ -218,14 +152,13 @@ class GinRummyEnv(gym.Env):
         self.render_mode = render_mode
         self.action_space = gym.spaces.Discrete(N_ACTIONS)
         self.observation_space = gym.spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
+        self.table = Table(self.rules, episode)
         self.learner = 0
-        self.state: engine.HandState | None = None
-        self.match: match.MatchState | None = None
         self._opponent_rng: np.random.Generator | None = None
         self._view: PlayerView | None = None
         self._steps = 0
         self._done = True
-        self._pending_reward = 0.0
+        self._pending_reward = 0
         self._pending_outcome: dict | None = None
         self._last_outcome: dict | None = None
         # For replay(): the hand in play as (its deal, match scores before it, its number in the game, the actions
@@ -262,17 +195,19 @@ class GinRummyEnv(gym.Env):
         self._last_outcome = None
         while True:
             self.learner = seat if seat is not None else int(rng.integers(2))
-            self._deal(deck, dealer)
-            reward, outcome = self._play_opponent()
-            if not self._episode_over():
+            self.table.deal(rng, deck=deck, dealer=dealer)
+            self._finished_hand = None
+            self._start_hand_record()
+            points, outcome = self._play_opponent()
+            if not self.table.over:
                 break
             # The episode ended before the learner's first decision, so it has nothing to learn from (see Starting
             # State). A random deal is dealt again; a scripted one cannot be.
             if deck is not None:
                 raise ValueError("the opponent ended the episode on this deck before the learner's first decision")
         # In a match, hands finished before the learner's first decision stand; their points come with step one.
-        self._pending_reward, self._pending_outcome = reward, outcome
-        self._view = view(self.state, self.learner, self._scores())
+        self._pending_reward, self._pending_outcome = points, outcome
+        self._view = self.table.view(self.learner)
         return encode(self._view), {"action_mask": self._view.legal_mask}
 
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -280,29 +215,28 @@ class GinRummyEnv(gym.Env):
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
         a = action_id(action)
-        if not 0 <= a < N_ACTIONS or not self._view.legal_mask[a]:
+        if not is_legal(a, self._view):
             return self._illegal(action)
         self._steps += 1
-        reward, outcome = self._pending_reward, self._pending_outcome
-        self._pending_reward, self._pending_outcome = 0.0, None
-        points, new_outcome = self._apply(a)
-        reward += points
+        points, outcome = self._pending_reward, self._pending_outcome
+        self._pending_reward, self._pending_outcome = 0, None
+        more, new_outcome = self._apply(a)
+        points += more
         outcome = new_outcome or outcome
-        if not self._episode_over():
+        if not self.table.over:
             more, new_outcome = self._play_opponent()
-            reward += more
+            points += more
             outcome = new_outcome or outcome
-        terminated = self._episode_over()
+        terminated = self.table.over
         truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
         self._done = terminated or truncated
-        self._view = view(self.state, self.learner, self._scores())
+        self._view = self.table.view(self.learner)
         info = {"action_mask": self._view.legal_mask}
         if outcome is not None:
             info["outcome"] = self._last_outcome = outcome
         if terminated and self.match is not None:
-            reward += self._bonus_points()
-            info["match"] = self._match_info()
-        return encode(self._view), reward / self.reward_scale, terminated, truncated, info
+            info["match"] = self.table.match_info(self.learner, SIDES)
+        return encode(self._view), float(points) / self.reward_scale, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, bool ``(108,)`` (the name sb3-contrib's MaskablePPO looks for)."""
@@ -319,7 +253,7 @@ class GinRummyEnv(gym.Env):
         from gin_env.replay import record
 
         start, scores, number, hand_actions = self._finished_hand
-        players = ("learner", "opponent") if self.learner == 0 else ("opponent", "learner")
+        players = SIDES if self.learner == 0 else SIDES[::-1]
         return record(start, hand_actions, players=players, hand_number=number, scores=scores)
 
     def render(self) -> str | np.ndarray | None:
@@ -334,73 +268,42 @@ class GinRummyEnv(gym.Env):
             return self._table_frame()
         if self.state is None:
             return "(no hand dealt: call reset())"
-        return self._table_text()
+        names = SIDES if self.learner == 0 else SIDES[::-1]
+        return self.table.text(names, viewer=self.learner, deadwood=None if self._view is None else self._view.deadwood,
+                               last_outcome=self._last_outcome)
 
     # -------------------------------------------------------------------------------------------------------------
     # Playing
     # -------------------------------------------------------------------------------------------------------------
 
-    def _deal(self, deck, dealer: int | None) -> None:
-        """Deal the episode's first hand, starting the game in a match; ``deck`` and ``dealer`` fix that hand."""
-        rng = self.np_random
-        if self.episode == "match":
-            self.match = match.new_match(self.rules, rng, dealer=dealer)
-            if deck is not None:
-                self.match = dataclasses.replace(
-                    self.match, hand=engine.new_hand(self.rules, deck=deck, dealer=self.match.dealer))
-            self.state = self.match.hand
-        else:
-            self.match = None
-            if dealer is None:
-                dealer = match.first_dealer(self.rules, rng)
-            self.state = engine.new_hand(self.rules, rng, dealer=dealer, deck=deck)
-        self._finished_hand = None
-        self._start_hand_record()
-
     def _start_hand_record(self) -> None:
-        """Start recording the hand now in play (``self.state``, just dealt) for :meth:`replay`."""
-        number = len(self.match.history) + 1 if self.match is not None else None
-        self._hand_record = (self.state, self._scores(), number, [])
+        """Start recording the hand now in play (just dealt) for :meth:`replay`."""
+        self._hand_record = (self.state, self.table.scores, self.table.hand_number, [])
 
-    def _scores(self) -> tuple[int, int]:
-        return self.match.scores if self.match is not None else (0, 0)
-
-    def _episode_over(self) -> bool:
-        return self.match.over if self.match is not None else self.state.phase == engine.OVER
-
-    def _apply(self, action: int) -> tuple[float, dict | None]:
-        """Play one action of whoever is to act. Returns the learner's points if a hand ended (else 0) and that
-        hand's outcome as :func:`outcome_info`; in a match, a finished hand is recorded and the next one dealt."""
+    def _apply(self, action: int) -> tuple[int, dict | None]:
+        """Play one action of whoever is to act. Returns the learner's points for it (``Table.points``) and the
+        outcome of a hand that ended in it, as :func:`table.outcome_info`."""
         self._hand_record[3].append(action)
-        if self.match is None:
-            self.state = engine.step(self.state, action)
-            if self.state.phase != engine.OVER:
-                return 0.0, None
-            outcome = self.state.outcome
-        else:
-            hands_before = len(self.match.history)
-            self.match = match.step(self.match, action, self.np_random)
-            self.state = self.match.hand
-            if len(self.match.history) == hands_before:
-                return 0.0, None
-            outcome = self.match.history[-1]
+        outcome = self.table.play(action, self.np_random)
+        if outcome is None:
+            return 0, None
         self._finished_hand = self._hand_record
         self._start_hand_record()
-        return float(outcome.player_points(self.learner)), outcome_info(outcome, self.learner)
+        return self.table.points(outcome, self.learner), outcome_info(outcome, self.learner)
 
-    def _play_opponent(self) -> tuple[float, dict | None]:
+    def _play_opponent(self) -> tuple[int, dict | None]:
         """Let the opponent act until the learner must decide or the episode is over. Returns the learner's points
         from hands that ended meanwhile and the last such hand's outcome."""
         opponent = 1 - self.learner
-        points, outcome = 0.0, None
-        while not self._episode_over() and self.state.current == opponent:
-            v = view(self.state, opponent, self._scores())
+        points, outcome = 0, None
+        while not self.table.over and self.table.current == opponent:
+            v = self.table.view(opponent)
             action = self.opponent.act(v, self._opponent_rng)
             try:
                 a = action_id(action)
             except (TypeError, ValueError) as error:
                 raise type(error)(f"opponent {self.opponent!r}: {error}") from None
-            if not 0 <= a < N_ACTIONS or not v.legal_mask[a]:
+            if not is_legal(a, v):
                 raise engine.IllegalActionError(
                     f"opponent {self.opponent!r} chose {action!r}, which is not legal: " + _legal_text(v))
             more, new_outcome = self._apply(a)
@@ -419,25 +322,6 @@ class GinRummyEnv(gym.Env):
         return (encode(self._view), ILLEGAL_ACTION_REWARD, True, False,
                 {"action_mask": mask, "illegal_action": True, "illegal_action_message": message})
 
-    def _bonus_points(self) -> float:
-        """The end-of-game part of the final totals (game, box, shutout bonuses), from the learner's side: final
-        totals' difference minus the hand points already paid hand by hand."""
-        totals, scores = match.final_totals(self.match), self.match.scores
-        me, opp = self.learner, 1 - self.learner
-        return float((totals[me] - totals[opp]) - (scores[me] - scores[opp]))
-
-    def _match_info(self) -> dict:
-        totals, scores = match.final_totals(self.match), self.match.scores
-        me, opp = self.learner, 1 - self.learner
-        winner = self.match.winner
-        return {"scores": (scores[me], scores[opp]), "final_totals": (totals[me], totals[opp]),
-                "winner": None if winner is None else ("learner" if winner == me else "opponent"),
-                "hands": len(self.match.history), "abandoned": self.match.abandoned}
-
-    # -------------------------------------------------------------------------------------------------------------
-    # Rendering
-    # -------------------------------------------------------------------------------------------------------------
-
     def _table_frame(self) -> np.ndarray:
         from gin_env import frame  # only an env that draws pictures needs the font tables
 
@@ -445,34 +329,10 @@ class GinRummyEnv(gym.Env):
             picture = np.empty((frame.HEIGHT, frame.WIDTH, 3), dtype=np.uint8)
             picture[:] = frame.FELT
             return picture
-        scores = self._scores()
+        scores = self.table.scores
         result = None if self._last_outcome is None else frame.result_line(self._last_outcome)
         return frame.draw(self.state, self.learner, ("LEARNER", "OPPONENT"),
                           None if self.match is None else (scores[self.learner], scores[1 - self.learner]), result)
-
-    def _table_text(self) -> str:
-        s = self.state
-        me, opp = self.learner, 1 - self.learner
-        scores = self._scores()
-
-        def who(p: int) -> str:
-            return ("learner " if p == me else "opponent") + (" (dealer)" if p == s.dealer else "")
-
-        top = cards.card_str(s.pile[-1]) if s.pile else "--"
-        lines = [
-            f"Gin Rummy [{self.rules.name}]  phase: {engine.PHASE_NAMES[s.phase]}  to act: {who(s.current)}",
-            f"  {who(opp):<20} {cards.to_str(s.hands[opp])}",
-            f"  {who(me):<20} {cards.to_str(s.hands[me])}",
-            f"  discard pile: top {top}, {len(s.pile)} cards ({' '.join(cards.card_str(c) for c in s.pile)})",
-            f"  stock: {engine.stock_size(s)} cards   knock limit: {s.knock_limit}   "
-            f"learner deadwood: {self._view.deadwood if self._view is not None else '?'}",
-        ]
-        if self.match is not None:
-            lines.append(f"  match to {self.rules.target}: learner {scores[me]}, opponent {scores[opp]}")
-        if self._last_outcome is not None:
-            o = self._last_outcome
-            lines.append(f"  last hand: {o['kind']}, winner {o['winner']}, learner points {o['points']:+d}")
-        return "\n".join(lines)
 
 
 def _action_text(action) -> str:

@@ -29,7 +29,8 @@ class MatchState:
     hand in play. Once the game is over, ``hand`` is the finished last hand when it was played through
     :func:`step`, and None when the last outcome came through :func:`record_hand`. ``dead_in_row`` counts the dead
     hands since the last hand that was not dead; ``abandoned`` is set when they reach ``rules.max_dead_hands`` and
-    end the game with no winner (R19a)."""
+    end the game with no winner (R19a). ``single_hand``: the game is one hand, as if ``rules.target`` were None
+    (the hand is dealt under ``rules`` as they are, so every view still shows their target)."""
 
     rules: Rules
     scores: tuple[int, int]
@@ -41,6 +42,12 @@ class MatchState:
     over: bool
     dead_in_row: int = 0
     abandoned: bool = False
+    single_hand: bool = False
+
+    @property
+    def to_target(self) -> bool:
+        """True when the game goes on to the target score, False when it is a single hand."""
+        return self.rules.target is not None and not self.single_hand
 
 
 def first_dealer(rules: Rules, rng: np.random.Generator) -> int:
@@ -62,14 +69,22 @@ def first_dealer(rules: Rules, rng: np.random.Generator) -> int:
     return low if mode == "cut_low" else 1 - low
 
 
-def new_match(rules: Rules, rng: np.random.Generator, *, dealer: int | None = None) -> MatchState:
-    """Start a game and deal its first hand; ``dealer`` (0 or 1, any integer type) overrides the cut (R9)."""
+def new_match(rules: Rules, rng: np.random.Generator, *, dealer: int | None = None, deck=None,
+              single_hand: bool = False) -> MatchState:
+    """Start a game and deal its first hand; ``dealer`` (0 or 1, any integer type) overrides the cut (R9), ``deck``
+    (card ids or names, top first, as ``engine.new_hand`` takes it) fixes the first hand's deal. In a game to the
+    target the shuffle a scripted deck replaces is still drawn from ``rng``, so the later hands are the ones the
+    seed deals. ``single_hand``: the game ends after this hand, with no bonuses (a match whose target is None)."""
     dealer = first_dealer(rules, rng) if dealer is None else engine.player_index(dealer, "dealer")
-    return MatchState(rules=rules, scores=(0, 0), hands_won=(0, 0), dealer=dealer,
-                      hand=engine.new_hand(rules, rng, dealer=dealer), history=(), winner=None, over=False)
+    if deck is None or not single_hand:
+        hand = engine.new_hand(rules, rng, dealer=dealer)
+    if deck is not None:
+        hand = engine.new_hand(rules, dealer=dealer, deck=deck)
+    return MatchState(rules=rules, scores=(0, 0), hands_won=(0, 0), dealer=dealer, hand=hand, history=(),
+                      winner=None, over=False, single_hand=single_hand)
 
 
-def _next_dealer(rules: Rules, dealer: int, winner: int | None) -> int:
+def next_dealer(rules: Rules, dealer: int, winner: int | None) -> int:
     """R44: the deal after a scored hand, or after a dead hand or a hand with no winner."""
     if winner is None:
         return dealer if rules.dead_hand_dealer == "same" else 1 - dealer
@@ -83,7 +98,7 @@ def _next_dealer(rules: Rules, dealer: int, winner: int | None) -> int:
 def record_hand(match: MatchState, outcome: HandOutcome, rng: np.random.Generator | None = None) -> MatchState:
     """Add a finished hand's points, end the game at the target (R40) or abandon it after ``max_dead_hands`` dead
     hands in a row (R19a), pick the next dealer (R44) and deal the next hand with ``rng`` if the game goes on. With
-    ``target`` None the game is this one hand."""
+    ``target`` None (or a ``single_hand`` game) the game is this one hand."""
     if match.over:
         raise ValueError("the match is over; no more hands can be recorded")
     rules = match.rules
@@ -94,7 +109,7 @@ def record_hand(match: MatchState, outcome: HandOutcome, rng: np.random.Generato
         hands_won = tuple(n + 1 if p == w else n for p, n in enumerate(hands_won))
     history = match.history + (outcome,)
     dead_in_row = match.dead_in_row + 1 if outcome.kind == "dead" else 0
-    if rules.target is None or (w is not None and scores[w] >= rules.target):
+    if not match.to_target or (w is not None and scores[w] >= rules.target):
         return dataclasses.replace(match, scores=scores, hands_won=hands_won, hand=None, history=history,
                                    winner=w, over=True, dead_in_row=dead_in_row)
     if rules.max_dead_hands is not None and dead_in_row >= rules.max_dead_hands:
@@ -102,7 +117,7 @@ def record_hand(match: MatchState, outcome: HandOutcome, rng: np.random.Generato
                                    winner=None, over=True, dead_in_row=dead_in_row, abandoned=True)
     if rng is None:
         raise ValueError("record_hand needs a numpy Generator (rng) to deal the next hand")
-    dealer = _next_dealer(rules, match.dealer, w)
+    dealer = next_dealer(rules, match.dealer, w)
     return dataclasses.replace(match, scores=scores, hands_won=hands_won, dealer=dealer,
                                hand=engine.new_hand(rules, rng, dealer=dealer), history=history,
                                dead_in_row=dead_in_row)
@@ -122,13 +137,13 @@ def step(match: MatchState, action, rng: np.random.Generator) -> MatchState:
 def final_totals(match: MatchState) -> tuple[int, int]:
     """Both players' final totals (R41-R43): hand points plus game bonus, box bonuses and the shutout rule.
 
-    With ``target`` None (a single hand) or an abandoned game (R19a) there are no bonuses: the totals are the hand
-    points."""
+    With ``target`` None or ``single_hand`` (a single hand) or an abandoned game (R19a) there are no bonuses: the
+    totals are the hand points."""
     if not match.over:
         raise ValueError("final totals exist only once the match is over")
     rules = match.rules
     w = match.winner
-    if rules.target is None or w is None:
+    if not match.to_target or w is None:
         return match.scores
     loser = 1 - w
     shutout = match.hands_won[loser] == 0

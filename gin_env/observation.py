@@ -37,6 +37,7 @@ import numpy as np
 
 from gin_env import cards, engine, solver
 from gin_env.actions import N_ACTIONS
+from gin_env.cards import NO_CARD
 from gin_env.rules import STOCK_AFTER_DEAL, Rules
 from gin_env.taken_card import kept_card
 
@@ -146,8 +147,8 @@ def own_deadwood(state: engine.HandState, player: int) -> int:
     hand = state.hands[player]
     if hand.bit_count() <= engine.HAND_SIZE:
         return solver.deadwood(hand)
-    blocked = kept_card(state.rules.discard_taken_card, state.taken) if player == state.current else engine.NO_CARD
-    return solver.best_allowed_discard_deadwood(hand, blocked)
+    taken = state.taken if player == state.current else NO_CARD
+    return solver.best_allowed_discard_deadwood(hand, kept_card(state.rules.discard_taken_card, taken))
 
 
 def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0)) -> PlayerView:

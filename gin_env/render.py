@@ -133,30 +133,6 @@ def move(state: engine.HandState, action: int, name: str, reveal: bool) -> Text:
 # Showdown
 # ---------------------------------------------------------------------------------------------------------------
 
-def _layoff_targets(melds, layoffs) -> list[list[int]]:
-    """For each knocker meld, the laid-off cards it takes (R27): the 4th card of a 3-set, or the cards that extend
-    a run one rank at a time from either end (chains included)."""
-    left = set(layoffs)
-    added: list[list[int]] = []
-    for m in melds:
-        ranks = {cards.rank(c) for c in m}
-        got: list[int] = []
-        if len(ranks) == 1:
-            got = [c for c in left if cards.rank(c) in ranks]
-        else:
-            s = cards.suit(m[0])
-            low, high = min(ranks), max(ranks)
-            while low > 0 and s * cards.N_RANKS + low - 1 in left:
-                low -= 1
-                got.append(s * cards.N_RANKS + low)
-            while high < cards.N_RANKS - 1 and s * cards.N_RANKS + high + 1 in left:
-                high += 1
-                got.append(s * cards.N_RANKS + high)
-        left.difference_update(got)
-        added.append(got)
-    return added
-
-
 def _reason(outcome: engine.HandOutcome, rules: Rules, upcard: int | None, names: tuple[str, str]) -> str:
     """Why the hand scores what it does (R30-R33, R47), with the numbers."""
     k, f = outcome.knocker_deadwood, outcome.defender_deadwood
@@ -212,7 +188,7 @@ def showdown(final: engine.HandState, names: tuple[str, str]) -> list[Text]:
     for m in melds:
         melded |= cards.to_mask(m)
     width = max(len(n) for n in names)
-    lines.append(_layout(knocker, width, _by_low_rank(melds, _layoff_targets(melds, outcome.layoffs)),
+    lines.append(_layout(knocker, width, _by_low_rank(melds, [list(m) for m in outcome.layoff_melds]),
                          cards.to_ids(knocker_hand & ~melded), outcome.knocker_deadwood))
     own, loose = solver.arrangement(defender_hand & ~cards.to_mask(outcome.layoffs))
     line = _layout(defender, width, _by_low_rank(own), loose, outcome.defender_deadwood)

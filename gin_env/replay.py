@@ -48,7 +48,8 @@ from gin_env.rules import Rules
 FORMAT = "gin-env-replay"
 VERSION = 1
 KEYS = ("format", "version", "rules", "players", "dealer", "deck", "actions", "outcome", "hand_number", "scores")
-OUTCOME_KEYS = tuple(f.name for f in dataclasses.fields(HandOutcome))
+#: The outcome's keys in a file. Which meld each layoff went on is not saved: replaying the hand gives it.
+OUTCOME_KEYS = tuple(f.name for f in dataclasses.fields(HandOutcome) if f.name != "layoff_melds")
 RULES_KEYS = tuple(f.name for f in dataclasses.fields(Rules))
 DEFAULT_PLAYERS = ("P1", "P2")
 
@@ -429,13 +430,9 @@ def play_duplicate(rules: Rules, agent_a, agent_b, seed: int, game: int, directo
     ``{run_prefix}-game{game:05d}-seating{0|1}-hand{n:03d}.json`` (see :func:`run_prefix`): runs with another seed,
     preset or agent never share a name, and a file that exists already is refused (``FileExistsError``)."""
     stem = f"{run_prefix(rules, seed, names)}-game{game:05d}"
-    results = []
-    # Seating 0 has agent A as P1, seating 1 swaps the seats on the same deals (as duel.play_duplicate).
-    for seating, seats in enumerate(((agent_a, agent_b), (agent_b, agent_a))):
-        players = (names[0], names[1]) if seating == 0 else (names[1], names[0])
-        recorder = Recorder(directory, f"{stem}-seating{seating}", players)
-        results.append(duel.play_game(rules, seats, seed, game, seating=seating, observer=recorder))
-    return results[0], results[1]
+    recorders = tuple(Recorder(directory, f"{stem}-seating{seating}", duel.seats(*names, seating))
+                      for seating in (0, 1))
+    return duel.play_duplicate(rules, agent_a, agent_b, seed, game, observers=recorders)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ FIRST_DEALERS = ("cut_low", "cut_high", "random", "P1", "P2")
 DEAL_MODES = ("upcard", "eleven")
 OKLAHOMA_ACES = ("gin_only", "one")
 
+#: Cards dealt to each player (R10).
+HAND_SIZE = 10
 #: Stock size after the deal (R10): 52 - 20 dealt - 1 upcard.
 STOCK_AFTER_DEAL = 31
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from numba import njit
 
-#: No card (``engine.NO_CARD``, defined here so that the kernels need not import the engine).
-NO_CARD = -1
+from gin_env.cards import NO_CARD
 
 
 def kept_card(discard_taken_card, taken):
     """The card that may not leave the hand this turn: ``taken`` (the card just taken from the pile, or NO_CARD
-    after a stock draw), or NO_CARD when ``discard_taken_card`` lifts R16."""
-    return NO_CARD if discard_taken_card else taken
+    after a stock draw), or NO_CARD when ``discard_taken_card`` lifts R16. Plain arithmetic on a bool and an int,
+    or on numpy arrays of them, so that it serves scalar and batched callers alike and compiles as it is."""
+    return taken + (NO_CARD - taken) * discard_taken_card
 
 
 kept_card_compiled = njit(cache=True, inline="always")(kept_card)

@@ -1,15 +1,13 @@
-"""``GinRummyVectorEnv``: N games of ``GinRummy-v0`` stepped together on the batched engine, and an SB3 adapter.
+"""``GinRummyVectorEnv``: N games of ``GinRummy-v0`` stepped together on the batched engine.
 
-This module owns the single-agent framing of batched play, with the same semantics as ``env.GinRummyEnv``: the
-learner's seat drawn per episode, a batched opponent that plays inside ``step`` until every game waits on the
-learner, rewards as signed points / ``reward_scale``, ``episode="hand"`` or ``"match"`` (R40-R44 kept in arrays),
-and same-step autoreset. ``SB3VecEnv`` gives stable-baselines3 a ``VecEnv`` over the same batch, so MaskablePPO
-trains without a Python env per game.
+This module adapts ``batch_table.BatchTable`` to Gymnasium's vector API with the same semantics as
+``env.GinRummyEnv``: the learner's seat drawn per episode, a batched opponent that plays inside ``step`` until every
+game waits on the learner, illegal actions, truncation, infos and same-step autoreset. Episode kinds, scores,
+bonuses and dealing are ``batch_table``'s; ``sb3.SB3VecEnv`` gives stable-baselines3 a ``VecEnv`` over this env.
 """
 
 from __future__ import annotations
 
-import functools
 import weakref
 
 import gymnasium as gym
@@ -17,22 +15,14 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from gin_env import cards, engine
+from gin_env import agents, engine
 from gin_env.actions import N_ACTIONS
-from gin_env.batch import DEAD, KIND_NAMES, NO_PLAYER, HandBatch
+from gin_env.batch import KIND_NAMES
 from gin_env.batch_observation import batch_view, encode_batch
-from gin_env.env import (
-    ILLEGAL_ACTION_REWARD,
-    check_env_args,
-    check_reward_scale,
-    resolve_agent,
-    resolve_rules,
-    seat_or_none,
-)
-from gin_env.match import FIXED_FIRST_DEALER
+from gin_env.batch_table import BatchTable
 from gin_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
-from gin_env.optional import require
 from gin_env.rules import Rules
+from gin_env.table import ILLEGAL_ACTION_REWARD, check_env_args, check_reward_scale, resolve_rules, seat_or_none
 
 #: Outcome names indexed by kind code, with "" for -1 (no hand ended).
 _KIND_LABELS = np.array(KIND_NAMES + ("",), dtype=object)
@@ -74,28 +64,28 @@ class _RecycledArrays:
 
 def _batched(opponent):
     """The opponent as an agent with ``act_batch(view, rng)``; names go through ``agents.load``."""
-    agent = resolve_agent(opponent)
+    agent = agents.resolve(opponent, "opponent")
     if not callable(getattr(agent, "act_batch", None)):
         raise TypeError(f"opponent {agent!r} has no batched form act_batch(view, rng); the vector env needs one "
-                        "(the random and simple agents have it)")
+                        "(random, simple, expert and ppo have one)")
     return agent
 
 
 class GinRummyVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` games of ``GinRummy-v0`` on one batched engine (a Gymnasium ``VectorEnv``).
 
-    Arguments are those of ``GinRummyEnv`` plus ``num_envs``; the opponent needs a batched form (``random`` and
-    ``simple`` have one). Observations ``(num_envs, 375)`` float32, actions one id per game, ``action_masks()``
-    ``(num_envs, 108)`` bool. Autoreset is same-step: a game whose episode ends returns the first observation of
-    its next episode, with the last one in ``info["final_obs"]`` (masked by ``info["_final_obs"]``). ``info`` also
-    holds ``action_mask``; for games whose hand ended in the step, ``outcome_kind`` (a name of
-    ``batch.KIND_NAMES``), ``outcome_capped`` (a dead hand ended by the turn cap, R19) and ``outcome_points``
-    (learner's signed points), each masked by its ``_``-prefixed twin; and with ``episode="match"``, for games whose
-    match ended, ``match_scores``, ``match_hands_won`` and ``match_totals`` (learner first, always the match that
-    just ended, even when the next one ends before the learner's first move) and ``match_abandoned`` (R19a: no
-    winner, no bonuses), each masked likewise. Actions: an integer array of shape ``(num_envs,)`` (a list of ints
-    too); out-of-range or illegal ids are illegal actions, other dtypes a ``TypeError``, other shapes a
-    ``ValueError``, as in ``GinRummyEnv``."""
+    Arguments are those of ``GinRummyEnv`` plus ``num_envs``; the opponent needs a batched form ``act_batch``
+    (``random``, ``simple``, ``expert`` and ``ppo`` have one). Observations ``(num_envs, 375)`` float32, actions one id
+    per game, ``action_masks()`` ``(num_envs, 108)`` bool. Autoreset is same-step: a game whose episode ends returns the
+    first observation of its next episode, with the last one in ``info["final_obs"]`` (masked by
+    ``info["_final_obs"]``). ``info`` also holds ``action_mask``; for games whose hand ended in the step (or, on an
+    episode's first step, before the learner's first decision, as in ``GinRummyEnv``), ``outcome_kind`` (a name of
+    ``batch.KIND_NAMES``), ``outcome_capped`` (a dead hand ended by the turn cap, R19) and ``outcome_points`` (learner's
+    signed points), each masked by its ``_``-prefixed twin; and with ``episode="match"``, for games whose match ended,
+    ``match_scores``, ``match_hands_won`` and ``match_totals`` (learner first, always the match that just ended, even
+    when the next one ends before the learner's first move) and ``match_abandoned`` (R19a: no winner, no bonuses), each
+    masked likewise. Actions: an integer array of shape ``(num_envs,)`` (a list of ints too); out-of-range or illegal
+    ids are illegal actions, other dtypes a ``TypeError``, other shapes a ``ValueError``, as in ``GinRummyEnv``."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
@@ -118,14 +108,15 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self.single_action_space = gym.spaces.Discrete(N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self.batch = HandBatch(self.rules, num_envs)
+        self.table = BatchTable(self.rules, episode, num_envs)
+        self.batch = self.table.batch
         self.learner = np.zeros(num_envs, dtype=np.int64)
-        self.scores = np.zeros((num_envs, 2), dtype=np.int64)
-        self.hands_won = np.zeros((num_envs, 2), dtype=np.int64)
         self.steps = np.zeros(num_envs, dtype=np.int64)
-        #: Per game, dead hands in a row in the match in play (R19a).
-        self.dead_in_row = np.zeros(num_envs, dtype=np.int64)
         self._pending = np.zeros(num_envs, dtype=np.float64)
+        #: Per game, the outcome (kind code, -1 for none; learner's points; capped) of the last hand that ended before
+        #: the learner's first decision of the episode, reported with the first step as ``GinRummyEnv`` does.
+        self._pending_outcome = (np.full(num_envs, -1, dtype=np.int64), np.zeros(num_envs, dtype=np.int64),
+                                 np.zeros(num_envs, dtype=bool))
         self._masks = np.zeros((num_envs, N_ACTIONS), dtype=bool)
         #: Per game, at the end of its last match: learner/opponent scores, hands won, final totals and abandoned (1).
         self._match_end = np.zeros((num_envs, 7), dtype=np.int64)
@@ -138,6 +129,11 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self._final_observations = _RecycledArrays((num_envs, OBS_SIZE), kept=1)
         #: Rows of the final-observation memory that hold observations (the others are zero).
         self._final_rows = np.zeros(0, dtype=np.int64)
+
+    @property
+    def scores(self) -> np.ndarray:
+        """(num_envs, 2): each game's match scores by player (zero in single-hand episodes)."""
+        return self.table.scores
 
     # -------------------------------------------------------------------------------------------------------------
     # Gymnasium API
@@ -171,11 +167,11 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             self.batch.step(ok, chosen, masks=self._masks)
         else:
             self.batch.step(ok, chosen[ok], masks=self._masks[ok])
-        outcome_kind = np.full(self.num_envs, -1, dtype=np.int64)
-        outcome_points = np.zeros(self.num_envs, dtype=np.int64)
-        outcome_capped = np.zeros(self.num_envs, dtype=bool)
+        outcome_kind, outcome_points, outcome_capped = (field.copy() for field in self._pending_outcome)
+        self._pending_outcome[0][:] = -1
         over = self._settle(ok, rewards, outcome_kind, outcome_points, outcome_capped)
         illegal = (~legal).nonzero()[0]
+        outcome_kind[illegal] = -1
         rewards[illegal] = ILLEGAL_ACTION_REWARD * self.reward_scale
         terminated = over.copy()
         terminated[illegal] = True
@@ -234,29 +230,18 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self.steps[games] = 0
         todo = games
         while todo.size:
-            self.scores[todo] = 0
-            self.hands_won[todo] = 0
-            self.dead_in_row[todo] = 0
             seat = rng.integers(2, size=todo.size) if self.learner_seat is None else self.learner_seat
             self.learner[todo] = seat
-            self._deal(todo, self._first_dealers(todo.size))
+            self.table.new_games(todo, rng)
             rewards = np.zeros(self.num_envs)
-            over = self._settle(todo, rewards, np.zeros(self.num_envs, dtype=np.int64),
-                                np.zeros(self.num_envs, dtype=np.int64), np.zeros(self.num_envs, dtype=bool))
+            outcome = (np.full(self.num_envs, -1, dtype=np.int64), np.zeros(self.num_envs, dtype=np.int64),
+                       np.zeros(self.num_envs, dtype=bool))
+            over = self._settle(todo, rewards, *outcome)
             self._pending[todo] += rewards[todo]
+            for pending, found in zip(self._pending_outcome, outcome):
+                pending[todo] = found[todo]
             todo = todo[over[todo]]
             self._pending[todo] = 0.0
-
-    def _first_dealers(self, k: int) -> np.ndarray:
-        """R9 for k games. A cut deals to each player with probability 1/2, so it is drawn as a fair coin."""
-        mode = self.rules.first_dealer
-        if mode in FIXED_FIRST_DEALER:
-            return np.full(k, FIXED_FIRST_DEALER[mode], dtype=np.int64)
-        return self.np_random.integers(2, size=k)
-
-    def _deal(self, games: np.ndarray, dealers: np.ndarray) -> None:
-        decks = self.np_random.permuted(np.tile(np.arange(cards.N_CARDS, dtype=np.int8), (games.size, 1)), axis=1)
-        self.batch.deal(games, decks, dealers)
 
     def _settle(self, games: np.ndarray, rewards: np.ndarray, outcome_kind: np.ndarray,
                 outcome_points: np.ndarray, outcome_capped: np.ndarray) -> np.ndarray:
@@ -275,7 +260,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             if opponent_turn.size == 0:
                 break
             v = batch_view(b, opponent_turn, 1 - self.learner.take(opponent_turn),
-                           self.scores.take(opponent_turn, axis=0))
+                           self.table.scores.take(opponent_turn, axis=0))
             chosen = np.asarray(self.opponent.act_batch(v, self._opponent_rng))
             if chosen.dtype.kind not in "iu":
                 raise TypeError(f"opponent {self.opponent!r} returned actions of dtype {chosen.dtype}; action ids "
@@ -288,84 +273,21 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
 
     def _record(self, games: np.ndarray, rewards: np.ndarray, outcome_kind: np.ndarray,
                 outcome_points: np.ndarray, outcome_capped: np.ndarray, over: np.ndarray) -> None:
-        """Pay finished hands; in a match, add hand points (R40), end games at the target or abandon them after
-        ``max_dead_hands`` dead hands in a row (R19a), pay the final bonuses (R41-R43), pick the next dealer (R44)
-        and deal the next hand."""
-        b = self.batch
-        learner = self.learner[games]
-        points = b.player_points(games, learner)
-        rewards[games] += points
-        kind = b.kind[games]
-        outcome_kind[games] = kind
-        outcome_points[games] = points
-        outcome_capped[games] = b.capped[games]
-        if self.episode == "hand":
-            over[games] = True
-            return
-        rules = self.rules
-        winner = b.winner[games]
-        won = winner != NO_PLAYER
-        self.scores[games[won], winner[won]] += b.points[games[won]]
-        self.hands_won[games[won], winner[won]] += 1
-        dead_in_row = np.where(kind == DEAD, self.dead_in_row[games] + 1, 0)
-        self.dead_in_row[games] = dead_in_row
-        if rules.target is None:
-            ends = np.ones(games.size, dtype=bool)
-            abandoned = np.zeros(games.size, dtype=bool)
-        else:
-            ends = won & (self.scores[games, np.maximum(winner, 0)] >= rules.target)
-            abandoned = ~ends & (rules.max_dead_hands is not None) & (dead_in_row >= (rules.max_dead_hands or 0))
-            ends |= abandoned
-        done = games[ends]
+        """Pay finished hands to the learners (``BatchTable.record``: hand points, and the bonuses where a game
+        ended), note their outcomes and the numbers of ended matches."""
+        outcome_kind[games] = self.batch.kind[games]
+        outcome_capped[games] = self.batch.capped[games]
+        recorded = self.table.record(games, self.learner[games], self.np_random)
+        outcome_points[games] = recorded.hand_points
+        rewards[games] += recorded.points
+        done = games[recorded.ends]
         over[done] = True
-        totals = self._final_totals(done, winner[ends])
-        rows = np.arange(done.size)
-        me, them = learner[ends], 1 - learner[ends]
-        scores = self.scores[done]
-        # The bonuses: final totals' difference minus the hand points already paid hand by hand.
-        rewards[done] += (totals[rows, me] - totals[rows, them]) - (scores[rows, me] - scores[rows, them])
-        self._match_end[done] = np.stack([scores[rows, me], scores[rows, them], self.hands_won[done, me],
-                                          self.hands_won[done, them], totals[rows, me], totals[rows, them],
-                                          abandoned[ends]], axis=1)
-        going = games[~ends]
-        if going.size:
-            self._deal(going, self._next_dealers(b.dealer[going], winner[~ends]))
-
-    def _next_dealers(self, dealer: np.ndarray, winner: np.ndarray) -> np.ndarray:
-        """R44, as ``match._next_dealer`` for many games."""
-        rules = self.rules
-        no_winner = dealer if rules.dead_hand_dealer == "same" else 1 - dealer
-        if rules.dealer_rotation == "winner":
-            scored = winner
-        elif rules.dealer_rotation == "loser":
-            scored = 1 - winner
-        else:
-            scored = 1 - dealer
-        return np.where(winner == NO_PLAYER, no_winner, scored)
-
-    def _final_totals(self, games: np.ndarray, winner: np.ndarray) -> np.ndarray:
-        """``match.final_totals`` for many finished games: (k, 2) totals indexed by player (R41-R43)."""
-        rules = self.rules
-        scores, won = self.scores[games], self.hands_won[games]
-        if rules.target is None:
-            return scores
-        rows = np.arange(games.size)
-        w = np.maximum(winner, 0)
-        shutout = won[rows, 1 - w] == 0
-        winner_points = scores[rows, w] * np.where(shutout & (rules.shutout == "double_hand_points"), 2, 1)
-        game_bonus = rules.game_bonus * np.where(shutout & (rules.shutout == "double_game_bonus"), 2, 1)
-        winner_total = winner_points + game_bonus + rules.box_bonus * won[rows, w]
-        winner_total *= np.where(shutout & (rules.shutout == "double_total"), 2, 1)
-        loser_total = scores[rows, 1 - w] + rules.box_bonus * won[rows, 1 - w]
-        totals = scores.copy()
-        decided = winner != NO_PLAYER
-        totals[rows[decided], w[decided]] = winner_total[decided]
-        totals[rows[decided], 1 - w[decided]] = loser_total[decided]
-        return totals
+        if self.episode == "match":
+            self._match_end[done] = recorded.ended
 
     def _observe_all(self) -> np.ndarray:
         """Every learner's observation, on recycled memory; records their legal masks."""
-        v = batch_view(self.batch, self._all, self.learner, self.scores)
+        v = batch_view(self.batch, self._all, self.learner, self.table.scores)
         self._masks = v.legal_mask
         return encode_batch(v, self._observations.lend()[0])
 
@@ -374,78 +296,6 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         final_obs, fresh = self._final_observations.lend()
         if not fresh:
             final_obs[self._final_rows] = 0.0
-        final_obs[done] = encode_batch(batch_view(self.batch, done, self.learner[done], self.scores[done]))
+        final_obs[done] = encode_batch(batch_view(self.batch, done, self.learner[done], self.table.scores[done]))
         self._final_rows = done
         return final_obs
-
-
-
-def _sb3_base():
-    """stable-baselines3's VecEnv base class, imported only when an adapter is made (SB3 is an optional extra)."""
-    return require("stable_baselines3.common.vec_env", "SB3VecEnv").VecEnv
-
-
-def SB3VecEnv(venv: GinRummyVectorEnv):  # noqa: N802 - a factory that reads as the class it builds
-    """A stable-baselines3 ``VecEnv`` over a ``GinRummyVectorEnv``: same games, SB3's step/reset conventions, and
-    ``env_method("action_masks")`` answered from the batch, which is how sb3-contrib's MaskablePPO reads masks."""
-    return _adapter_class()(venv)
-
-
-@functools.cache
-def _adapter_class():
-    base = _sb3_base()
-
-    class GinRummySB3VecEnv(base):
-        """See :func:`SB3VecEnv`. ``infos[i]`` carries ``terminal_observation`` and ``TimeLimit.truncated`` when
-        game i's episode ended, and ``outcome_kind``/``outcome_capped``/``outcome_points`` when a hand ended in it."""
-
-        def __init__(self, venv: GinRummyVectorEnv):
-            self.venv = venv  # set first: the base class reads attributes through get_attr
-            super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
-            self._actions: np.ndarray | None = None
-
-        def reset(self) -> np.ndarray:
-            seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
-            obs, _ = self.venv.reset(seed=seed)
-            self._reset_seeds()
-            return obs
-
-        def step_async(self, actions: np.ndarray) -> None:
-            self._actions = actions
-
-        def step_wait(self):
-            obs, rewards, terminated, truncated, info = self.venv.step(self._actions)
-            infos: list[dict] = [{} for _ in range(self.num_envs)]
-            for i in (terminated | truncated).nonzero()[0]:
-                infos[i]["terminal_observation"] = info["final_obs"][i]
-                infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-            if "_outcome_kind" in info:
-                for i in info["_outcome_kind"].nonzero()[0]:
-                    infos[i]["outcome_kind"] = info["outcome_kind"][i]
-                    infos[i]["outcome_capped"] = bool(info["outcome_capped"][i])
-                    infos[i]["outcome_points"] = int(info["outcome_points"][i])
-            return obs, rewards.astype(np.float32), terminated | truncated, infos
-
-        def close(self) -> None:
-            self.venv.close()
-
-        def get_attr(self, attr_name: str, indices=None) -> list:
-            return [getattr(self.venv, attr_name)] * len(self._get_indices(indices))
-
-        def set_attr(self, attr_name: str, value, indices=None) -> None:
-            setattr(self.venv, attr_name, value)
-
-        def has_attr(self, attr_name: str) -> bool:
-            return hasattr(self.venv, attr_name)
-
-        def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-            rows = list(self._get_indices(indices))
-            if method_name == "action_masks":
-                return list(self.venv.action_masks()[rows])
-            result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
-            return [result] * len(rows)
-
-        def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-            return [False] * len(self._get_indices(indices))
-
-    return GinRummySB3VecEnv

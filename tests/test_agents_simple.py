@@ -9,7 +9,8 @@ import pytest
 
 from gin_env import actions, agents, cards, engine, solver
 from gin_env.agents.random_agent import RandomAgent
-from gin_env.agents.simple import SimpleAgent, forms_meld
+from gin_env.agents.simple import SimpleAgent
+from gin_env.meld_partners import forms_meld
 from gin_env.observation import view
 from gin_env.rules import Rules
 from tests.scripted import act, hand, make_deck

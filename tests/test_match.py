@@ -191,6 +191,31 @@ def test_target_none_is_a_single_hand_without_bonuses(outcome, totals, winner, m
                                                                                           margin)
 
 
+def test_single_hand_game_ends_after_its_hand_without_bonuses_under_a_target():
+    """A single-hand episode is a match of one hand (``single_hand``): over after it, totals = hand points, even
+    though the rules have a target (the hand still shows it)."""
+    state = match.new_match(Rules.preset("standard"), np.random.default_rng(0), single_hand=True)
+    assert state.hand.rules.target == 100
+    state = match.record_hand(state, won(0, 25, "gin"))
+    assert (state.over, state.winner, match.final_totals(state), match.margin(state)) == (True, 0, (25, 0), 25)
+
+
+def test_a_scripted_first_deck_leaves_the_later_deals_to_the_seed():
+    """``new_match(deck=...)`` fixes the first hand; in a game to the target the shuffle it replaces is still drawn,
+    so the second hand is dealt as without the script. A single-hand game draws no shuffle for it."""
+    rules = Rules.preset("standard")
+    deck = list(range(cards.N_CARDS))
+    rng_scripted, rng_plain = np.random.default_rng(4), np.random.default_rng(4)
+    scripted = match.new_match(rules, rng_scripted, dealer=0, deck=deck)
+    plain = match.new_match(rules, rng_plain, dealer=0)
+    assert scripted.hand.deck == tuple(deck) != plain.hand.deck
+    assert (match.record_hand(scripted, won(0, 10), rng_scripted).hand.deck
+            == match.record_hand(plain, won(0, 10), rng_plain).hand.deck)
+    rng = np.random.default_rng(4)
+    match.new_match(rules, rng, dealer=0, deck=deck, single_hand=True)
+    assert rng.bit_generator.state == np.random.default_rng(4).bit_generator.state
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Next dealer (R44)
 # ---------------------------------------------------------------------------------------------------------------

@@ -75,6 +75,32 @@ def test_knock_showdowns_match_oracle():
         assert result.defender_deadwood == r["defender_deadwood_auto"], r["id"]
 
 
+def test_the_showdown_says_which_meld_each_layoff_went_on():
+    """R27: every laid-off card sits on one knocker meld and keeps it a legal meld there (a set's fourth card, a run
+    extended one rank at a time, chains included); together they are the layoffs. Over every oracle knock."""
+    with_layoffs = 0
+    for r in KNOCK_CASES:
+        result = solver.showdown(r["knocker"], r["defender"])
+        assert len(result.layoff_melds) == len(result.knocker_melds), r["id"]
+        assert sorted(c for part in result.layoff_melds for c in part) == list(result.layoffs), r["id"]
+        for meld, part in zip(result.knocker_melds, result.layoff_melds):
+            assert solver.is_meld(list(meld) + list(part)), (r["id"], meld, part)
+        with_layoffs += bool(result.layoffs)
+    assert with_layoffs >= 300
+
+
+def test_a_card_that_fits_two_melds_goes_on_the_first():
+    """7H extends the run 4H-6H and completes the set of sevens: it is laid off once, on the first meld in
+    ``knocker_melds`` order that takes it (R27)."""
+    result = solver.showdown(cards.parse("AS 2S 3S 4H 5H 6H 7S 7D 7C 2C"), cards.parse("4S 7H KD KC QH JD 9C 8D 3D TH"))
+    on = dict(zip(result.knocker_melds, result.layoff_melds))
+    assert sum(len(part) for part in on.values()) == 2
+    taker = next(meld for meld in result.knocker_melds if cards.card("7H") in on[meld])
+    assert result.knocker_melds.index(taker) == min(result.knocker_melds.index(m) for m in result.knocker_melds
+                                                    if solver.is_meld(list(m) + [cards.card("7H")]))
+    assert on[next(m for m in result.knocker_melds if cards.card("AS") in m)] == (cards.card("4S"),)
+
+
 def test_batched_showdown_matches_oracle():
     knockers = np.array([cards.to_mask(r["knocker"]) for r in KNOCK_CASES], dtype=np.uint64)
     defenders = np.array([cards.to_mask(r["defender"]) for r in KNOCK_CASES], dtype=np.uint64)

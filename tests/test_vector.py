@@ -9,7 +9,8 @@ import gin_env  # noqa: F401  (registers GinRummy-v0)
 from gin_env import engine, match
 from gin_env.observation import OBS_SIZE
 from gin_env.rules import Rules
-from gin_env.vector import GinRummyVectorEnv, SB3VecEnv
+from gin_env.sb3 import SB3VecEnv
+from gin_env.vector import GinRummyVectorEnv
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

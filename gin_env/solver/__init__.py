@@ -32,6 +32,7 @@ from gin_env.solver.batched import (
     discard_phase_of_masks,
     showdown_of_masks,
 )
+from gin_env.solver.laydown import Showdown, is_meld, optimal_arrangements, showdown
 from gin_env.solver.scalar import (
     _discard_deadwoods_mask,
     arrangement,
@@ -40,7 +41,6 @@ from gin_env.solver.scalar import (
     deadwood,
     discard_deadwoods,
 )
-from gin_env.solver.showdown import Showdown, is_meld, optimal_arrangements, showdown
 from gin_env.solver.tables import (
     DROP_BEST_RANKS,
     DROP_DEADWOOD,

@@ -14,7 +14,7 @@ from gin_env.optional import require
 from gin_env.rules import Rules
 from gin_env.training.config import Args, parse_args
 from gin_env.training.imitation import imitate
-from gin_env.training.monitor import Monitor, save_run
+from gin_env.training.monitor import RunCallback, save_run
 from gin_env.training.plots import plot_curve
 from gin_env.training.pool_env import PoolVecEnv
 
@@ -60,7 +60,7 @@ def train(args: Args):
         model = new_model(env, args, tb_dir)
         if args.imitate_steps:
             imitate(model, args, history)
-    callback = Monitor(args, env, rules, history)
+    callback = RunCallback(args, env, rules, history)
     remaining = args.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(remaining, callback=callback, reset_num_timesteps=not args.resume, tb_log_name="ppo")

@@ -44,7 +44,7 @@ def save_run(model, history: dict, run_dir: str) -> None:
         json.dump(history, f, indent=1)
 
 
-class Monitor(BaseCallback):
+class RunCallback(BaseCallback):
     """The run's bookkeeping during ``learn``: opponents per rollout, per-opponent tallies, TensorBoard scalars,
     self-play snapshots, evaluations, checkpoints and the progress bar."""
 

@@ -1,8 +1,8 @@
-"""One hand of Gin Rummy as a pure state machine (docs/rules.md R10-R39, R45-R47).
+"""One hand of Gin Rummy as a pure state machine (docs/rules.md R10-R39, R45-R47, R60-R61).
 
-This module owns the deal, the phases of a hand, which actions are legal in each, how an action changes the state,
-and the hand score of a knock, gin or big gin. States are frozen: :func:`step` returns a new state and never touches
-the one it was given, so an illegal action leaves the caller's state exactly as it was (R18).
+This module owns the deal, the phases of a hand, which actions are legal in each and how an action changes the
+state; a knock's score is ``scoring``'s. States are frozen: :func:`step` returns a new state and never touches the
+one it was given, so an illegal action leaves the caller's state exactly as it was (R18).
 
 Players are 0 ("P1") and 1 ("P2"). Hands are int bitmasks (``cards.to_mask``). Exact deadwood comes from
 ``solver``; this module only decides what those numbers allow.
@@ -18,13 +18,14 @@ import numpy as np
 
 from gin_env import actions, cards, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
-from gin_env.rules import Rules
-from gin_env.taken_card import NO_CARD, kept_card
+from gin_env.cards import NO_CARD
+from gin_env.engine.scoring import score_knock
+from gin_env.rules import HAND_SIZE, Rules
+from gin_env.taken_card import kept_card
 
 OFFER, DRAW, DISCARD, WALL, OVER = 0, 1, 2, 3, 4
 PHASE_NAMES = ("offer", "draw", "discard", "wall", "over")
 
-HAND_SIZE = 10
 #: Cards dealt before the upcard (R10): ten each, alternately.
 DEALT = 2 * HAND_SIZE
 
@@ -44,6 +45,8 @@ class HandOutcome:
     layoffs: tuple[int, ...]
     knocker_melds: tuple[tuple[int, ...], ...]
     capped: bool = False
+    #: The cards laid off on each of ``knocker_melds`` (R27), in the same order; () when nobody knocked.
+    layoff_melds: tuple[tuple[int, ...], ...] = ()
 
     def player_points(self, player: int) -> int:
         """Signed, zero-sum hand points of ``player``: +points for the winner, -points for the other."""
@@ -57,18 +60,6 @@ DEAD_OUTCOME = HandOutcome(kind="dead", winner=None, points=0, knocker=None, kno
 #: A dead hand ended by the turn cap (R19).
 CAPPED_OUTCOME = dataclasses.replace(DEAD_OUTCOME, capped=True)
 
-
-@dataclass(frozen=True, slots=True)
-class KnockResult:
-    """The score of one knock, gin or big gin between two given holdings (R21-R35, R47)."""
-
-    kind: str
-    knocker_deadwood: int
-    defender_deadwood: int
-    layoffs: tuple[int, ...]
-    points: int
-    winner: str | None
-    knocker_melds: tuple[tuple[int, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +102,8 @@ def _pair(pair: tuple[int, int], player: int, value: int) -> tuple[int, int]:
     return (value, pair[1]) if player == 0 else (pair[0], value)
 
 
-def _upcard_or_none(state: HandState) -> int | None:
+def upcard_or_none(state: HandState) -> int | None:
+    """The hand's initial upcard, None when it was dealt without one (R12)."""
     return state.initial_upcard if state.initial_upcard != NO_CARD else None
 
 
@@ -201,11 +193,6 @@ def stock_size(state: HandState) -> int:
 # Legal actions
 # ---------------------------------------------------------------------------------------------------------------
 
-def _blocked_card(state: HandState) -> int:
-    """The card R16 forbids discarding or knocking with this turn, or NO_CARD."""
-    return kept_card(state.rules.discard_taken_card, state.taken)
-
-
 def _is_big_gin(rules: Rules, hand11: int, discard_dws: dict[int, int]) -> bool:
     """R24. Every all-melded 11-card holding has a meld of 4+ that can shed a card and stay gin (E6), so a
     minimum of 0 over the discards is necessary; only then is the 11-card solve worth doing."""
@@ -245,7 +232,7 @@ def _discard_phase_mask(state: HandState) -> np.ndarray:
     one numpy call; the per-card knock test runs only when the best discard is within the limit."""
     hand = state.hands[state.current]
     dws = solver._discard_deadwoods_mask(hand)
-    blocked = _blocked_card(state)
+    blocked = kept_card(state.rules.discard_taken_card, state.taken)
     movable = hand & ~(1 << blocked) if blocked != NO_CARD else hand
     bits = 0 if state.must_knock else movable << DISCARD_BASE
     limit = state.knock_limit
@@ -378,7 +365,7 @@ def _step_discard_phase(state: HandState, action: int) -> HandState:
     if actions.is_discard(action) or actions.is_knock(action):
         c = actions.action_card(action)
         bit = 1 << c
-        if hand & bit and c != _blocked_card(state):
+        if hand & bit and c != kept_card(state.rules.discard_taken_card, state.taken):
             if actions.is_discard(action):
                 if not state.must_knock:
                     return _discard(state, c)
@@ -426,12 +413,12 @@ def _step_wall(state: HandState, action: int) -> HandState:
 def _end_by_knock(state: HandState, knocker_hand: int, knock_card: int) -> HandState:
     """Score a knock with ``knock_card`` (face down on the pile, R21) or, with NO_CARD, a big gin (R24)."""
     p = state.current
-    result = score_knock(knocker_hand, state.hands[1 - p], state.rules, upcard=_upcard_or_none(state))
+    result = score_knock(knocker_hand, state.hands[1 - p], state.rules, upcard=upcard_or_none(state))
     winner = {"knocker": p, "defender": 1 - p, None: None}[result.winner]
     outcome = HandOutcome(
         kind=result.kind, winner=winner, points=result.points, knocker=p, knock_card=knock_card,
         knocker_deadwood=result.knocker_deadwood, defender_deadwood=result.defender_deadwood,
-        layoffs=result.layoffs, knocker_melds=result.knocker_melds)
+        layoffs=result.layoffs, knocker_melds=result.knocker_melds, layoff_melds=result.layoff_melds)
     pile, known = state.pile, state.known
     if knock_card != NO_CARD:
         pile = pile + (knock_card,)
@@ -439,211 +426,3 @@ def _end_by_knock(state: HandState, knocker_hand: int, knock_card: int) -> HandS
     return dataclasses.replace(
         state, hands=_pair(state.hands, p, knocker_hand), pile=pile, phase=OVER, taken=NO_CARD, must_knock=False,
         known=known, outcome=outcome)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Scoring
-# ---------------------------------------------------------------------------------------------------------------
-
-def score_knock(knocker_hand10, defender_hand10, rules: Rules, *, upcard: int | None = None,
-                arrangement=None) -> KnockResult:
-    """Score a knock (R21-R23, R26-R35), or a big gin when the knocker holds 11 cards (R24, R33).
-
-    ``upcard`` is the hand's initial upcard, for the Oklahoma limit and spade doubling (R46, R47). ``arrangement``
-    is the knocker's explicit melds (R22); without it the solver's auto-arrangement is used. Raises ``ValueError``
-    for holdings of the wrong size, shared cards, a big gin that is not allowed, or a knock over the limit."""
-    knocker = cards.to_mask(knocker_hand10)
-    defender = cards.to_mask(defender_hand10)
-    if defender.bit_count() != HAND_SIZE:
-        raise ValueError(f"the defender must hold {HAND_SIZE} cards, got {defender.bit_count()}")
-    if knocker & defender:
-        raise ValueError(f"knocker and defender share cards: {cards.to_str(knocker & defender)}")
-    multiplier = rules.hand_multiplier(upcard)
-    if knocker.bit_count() == HAND_SIZE + 1:
-        return _score_big_gin(knocker, defender, rules, multiplier, arrangement)
-    if knocker.bit_count() != HAND_SIZE:
-        raise ValueError(f"the knocker must hold {HAND_SIZE} cards (or 11 for big gin), got {knocker.bit_count()}")
-    show = solver.showdown(knocker, defender, layoffs=rules.layoffs, arrangement=arrangement)
-    limit = rules.hand_knock_limit(upcard)
-    k, f = show.knocker_deadwood, show.defender_deadwood
-    if k > limit:
-        raise ValueError(f"knocker deadwood {k} exceeds the knock limit {limit} of this hand (R20, R46)")
-    if show.gin:
-        kind, winner, points = "gin", "knocker", f + rules.gin_bonus
-    elif f > k:
-        kind, winner, points = "knock", "knocker", f - k
-    elif f == k and not rules.undercut_on_tie:
-        kind, winner, points = "tie", None, 0
-    else:
-        kind, winner, points = "undercut", "defender", k - f + rules.undercut_bonus
-    return KnockResult(kind=kind, knocker_deadwood=k, defender_deadwood=f, layoffs=show.layoffs,
-                       points=points * multiplier, winner=winner, knocker_melds=show.knocker_melds)
-
-
-def _score_big_gin(knocker: int, defender: int, rules: Rules, multiplier: int, arrangement) -> KnockResult:
-    """R24, R29, R33: all 11 cards melded; no layoffs, F is the defender's plain deadwood."""
-    if rules.big_gin_bonus is None:
-        raise ValueError("big gin is not allowed: big_gin_bonus is null (R24)")
-    if arrangement is not None:
-        raise ValueError("big gin takes no arrangement: all 11 cards are melded")
-    melds, deadwood_cards = solver.arrangement(knocker)
-    if deadwood_cards:
-        raise ValueError(f"not big gin: {cards.to_str(deadwood_cards)} left unmelded (R24)")
-    f = solver.deadwood(defender)
-    return KnockResult(kind="big_gin", knocker_deadwood=0, defender_deadwood=f, layoffs=(),
-                       points=(f + rules.big_gin_bonus) * multiplier, winner="knocker",
-                       knocker_melds=tuple(tuple(m) for m in melds))
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Invariants
-# ---------------------------------------------------------------------------------------------------------------
-
-def _mask_of(ids) -> int:
-    """Bitmask of card ids, without ``cards.to_mask``'s per-card checks: duplicates are found by the caller."""
-    mask = 0
-    for c in ids:
-        mask |= 1 << c
-    return mask
-
-
-def validate(state: HandState) -> None:
-    """Check every invariant of a state; raise ``AssertionError`` naming the first one broken.
-
-    Owns: each of the 52 cards in exactly one place (R11), hand sizes per phase, the mask against the phase, and the
-    public per-player records against where the cards are. Checks are plain ``if``s, not ``assert``, so they also
-    run under ``python -O``, and messages are only formatted on failure because this runs after every test step."""
-    if sorted(state.deck) != list(range(cards.N_CARDS)):
-        raise AssertionError("deck is not a permutation of 0..51")
-    if state.phase not in range(len(PHASE_NAMES)):
-        raise AssertionError(f"unknown phase {state.phase!r}")
-    if state.dealer not in (0, 1) or state.current not in (0, 1):
-        raise AssertionError(f"dealer {state.dealer!r} and current {state.current!r} must be 0 or 1")
-    if not DEALT + 1 <= state.stock_top <= cards.N_CARDS - state.rules.wall:
-        raise AssertionError(f"stock_top {state.stock_top} out of range: the stock holds {stock_size(state)} cards, "
-                             f"wall {state.rules.wall}")
-    stock = _mask_of(state.deck[state.stock_top:])
-    _check_cards(state, stock)
-    _check_hand_sizes(state)
-    _check_flags(state)
-    _check_public(state, stock)
-    _check_mask(state)
-
-
-def _check_cards(state: HandState, stock: int) -> None:
-    """R11: hands, stock and pile partition the 52 cards."""
-    pile = _mask_of(state.pile)
-    if pile.bit_count() != len(state.pile):
-        raise AssertionError(f"discard pile holds a card twice: {[cards.card_str(c) for c in state.pile]}")
-    seen = 0
-    for place, mask in (("P1's hand", state.hands[0]), ("P2's hand", state.hands[1]), ("stock", stock),
-                        ("pile", pile)):
-        if seen & mask:
-            raise AssertionError(f"{cards.to_str(seen & mask)} also in {place} (R11)")
-        seen |= mask
-    if seen != cards.FULL_DECK:
-        raise AssertionError(f"cards in no place (R11): {cards.to_str(cards.FULL_DECK & ~seen)}")
-
-
-def _check_hand_sizes(state: HandState) -> None:
-    """10 cards each, 11 for the player to act in the discard phase and for a big gin's winner (R16, R24)."""
-    sizes = (state.hands[0].bit_count(), state.hands[1].bit_count())
-    expected = [HAND_SIZE, HAND_SIZE]
-    if state.phase == DISCARD or (state.outcome is not None and state.outcome.kind == "big_gin"):
-        expected[state.current] += 1
-    if sizes != tuple(expected):
-        raise AssertionError(f"hand sizes {sizes} in phase {PHASE_NAMES[state.phase]!r}, expected {tuple(expected)}")
-
-
-def _check_flags(state: HandState) -> None:
-    """Phase-dependent fields: taken card, R13c, R38, knock limit, upcard, outcome, turn cap."""
-    rules = state.rules
-    phase = state.phase
-    if state.taken != NO_CARD and (phase != DISCARD or not state.hands[state.current] >> state.taken & 1):
-        raise AssertionError("taken card set outside the discard phase or not in the current hand (R16)")
-    if state.both_passed and (phase != DRAW or state.current == state.dealer or state.stock_top != DEALT + 1):
-        raise AssertionError("both_passed (R13c) set after the non-dealer's first draw")
-    if state.must_knock and (phase != DISCARD or state.taken == NO_CARD or stock_size(state) != rules.wall):
-        raise AssertionError("must_knock (R38) set other than right after taking the discard at the wall")
-    if phase == WALL and stock_size(state) != rules.wall:
-        raise AssertionError(f"wall phase with {stock_size(state)} stock cards, wall {rules.wall} (R38)")
-    if phase == DRAW and stock_size(state) <= rules.wall:
-        raise AssertionError(f"a turn starts with {stock_size(state)} stock cards, wall {rules.wall} (R37)")
-    expected_upcard = NO_CARD if rules.deal_mode == "eleven" else state.deck[DEALT]
-    if state.initial_upcard != expected_upcard:
-        raise AssertionError(f"initial upcard {state.initial_upcard}, expected {expected_upcard} (R10, R12)")
-    if state.knock_limit != rules.hand_knock_limit(_upcard_or_none(state)):
-        raise AssertionError(f"knock limit {state.knock_limit} does not follow the rules and the upcard (R46)")
-    if (state.outcome is None) != (phase != OVER):
-        raise AssertionError("outcome must be set exactly when the hand is over")
-    if rules.max_turns is not None and state.turns > rules.max_turns:
-        raise AssertionError(f"turns {state.turns} past max_turns {rules.max_turns} (R19)")
-    at_cap = rules.max_turns is not None and state.turns == rules.max_turns
-    if state.outcome is not None and state.outcome.capped != (at_cap and state.outcome.kind == "dead"):
-        raise AssertionError(f"outcome capped={state.outcome.capped} but {state.turns} discards of max_turns "
-                             f"{rules.max_turns} (R19)")
-    if rules.max_upcard_draws is not None and state.upcard_draws >= rules.max_upcard_draws and phase != OVER:
-        raise AssertionError(f"{state.upcard_draws} upcard draws reach max_upcard_draws {rules.max_upcard_draws} "
-                             "in a live hand (R60)")
-    if rules.repeat_discard_ends and state.returns >= 2 and phase != OVER:
-        raise AssertionError("two returns in a row in a live hand (R61)")
-    if state.returns > state.turns:
-        raise AssertionError(f"{state.returns} returns in a row but only {state.turns} discards (R61)")
-    knock_card = NO_CARD if state.outcome is None else state.outcome.knock_card
-    if knock_card != NO_CARD and state.pile[-1:] != (knock_card,):
-        raise AssertionError("the knock card is not on top of the pile (R21)")
-
-
-def _check_public(state: HandState, stock: int) -> None:
-    """known is in the own hand and was face up; discarded and declined cards were face up, so never in the stock;
-    every face-up card of the pile was discarded by someone."""
-    all_discarded = state.discarded[0] | state.discarded[1]
-    upcard_bit = 1 << state.initial_upcard if state.initial_upcard != NO_CARD else 0
-    for p in (0, 1):
-        if state.known[p] & ~state.hands[p]:
-            raise AssertionError(f"player {p} 'known' holds cards not in their hand: "
-                                 f"{cards.to_str(state.known[p] & ~state.hands[p])}")
-        if state.known[p] & ~(all_discarded | upcard_bit):
-            raise AssertionError(f"player {p} 'known' holds cards that never lay face up on the pile")
-        if (state.discarded[p] | state.declined[p]) & stock:
-            raise AssertionError(f"player {p} discarded or declined cards that are in the stock")
-    # The upcard lies at the bottom of the pile without anyone discarding it (it may be taken and discarded later).
-    face_up = _mask_of(state.pile[1:] if state.pile[:1] == (state.initial_upcard,) else state.pile)
-    if state.outcome is not None and state.outcome.knock_card != NO_CARD:
-        face_up &= ~(1 << state.outcome.knock_card)
-    if face_up & ~all_discarded:
-        raise AssertionError(f"pile cards nobody discarded: {cards.to_str(face_up & ~all_discarded)}")
-
-
-def _check_mask(state: HandState) -> None:
-    """The mask is empty exactly when the hand is over and holds only the actions its phase allows."""
-    legal = set(legal_actions(state))
-    phase = state.phase
-    if phase == OVER:
-        allowed = set()
-    elif phase == OFFER:
-        allowed = {TAKE_DISCARD, PASS}
-    elif phase == DRAW:
-        allowed = {DRAW_STOCK} if state.both_passed else {DRAW_STOCK, TAKE_DISCARD}
-    elif phase == WALL:
-        allowed = {TAKE_DISCARD, PASS}
-    else:
-        # R16: every held card but the one just taken from the pile may be discarded or knocked with.
-        discardable = [c for c in cards.to_ids(state.hands[state.current]) if c != _blocked_card(state)]
-        allowed = {KNOCK_BASE + c for c in discardable} | {BIG_GIN}
-        if not state.must_knock:
-            discards = {DISCARD_BASE + c for c in discardable}
-            if not discards <= legal:
-                raise AssertionError("a discard allowed by R16 is missing from the mask")
-            allowed |= discards
-    if not legal <= allowed:
-        raise AssertionError(f"actions {[actions.name(a) for a in sorted(legal - allowed)]} are not allowed in "
-                             f"phase {PHASE_NAMES[phase]!r}")
-    if (phase == OVER) == bool(legal):
-        raise AssertionError(f"phase {PHASE_NAMES[phase]!r} with legal actions {sorted(legal)}")
-    if phase == OFFER and legal != allowed:
-        raise AssertionError("the offer allows exactly TAKE_DISCARD and PASS (R13)")
-    if phase == WALL and PASS not in legal:
-        raise AssertionError("PASS must be legal at the wall (R38)")
-    if BIG_GIN in legal and state.rules.big_gin_bonus is None:
-        raise AssertionError("BIG_GIN legal with big gin off (R24)")

@@ -115,8 +115,9 @@ def _layoff_options(meld: tuple[int, ...], defender: int) -> list[int]:
     return [b | a for b in below for a in above]
 
 
-def _defender_after_layoffs(melds, defender: int) -> tuple[int, int]:
-    """(F, laid-off mask): the defender's least deadwood over joint own melds and layoffs (R28)."""
+def _defender_after_layoffs(melds, defender: int) -> tuple[int, tuple[int, ...]]:
+    """(F, laid-off masks): the defender's least deadwood over joint own melds and layoffs (R28), and the cards laid
+    off on each of ``melds``, in order."""
     options = [_layoff_options(tuple(m), defender) for m in melds]
     best, best_layoff = _deadwood_mask(defender), 0
     seen = {0}
@@ -130,18 +131,34 @@ def _defender_after_layoffs(melds, defender: int) -> tuple[int, int]:
         f = _deadwood_mask(defender & ~laid)
         if f < best or (f == best and cards.to_ids(laid) < cards.to_ids(best_layoff)):
             best, best_layoff = f, laid
-    return best, best_layoff
+    return best, _split_layoffs(options, best_layoff)
+
+
+def _split_layoffs(options: list[list[int]], laid: int) -> tuple[int, ...]:
+    """The cards of ``laid`` on each meld: each meld in turn takes the most it can of what is left (a set its fourth
+    card, a run its chains from both ends); if that leaves cards over, the first exact split of the options."""
+    parts, left = [], laid
+    for meld_options in options:
+        part = max((o for o in meld_options if o & left == o), key=int.bit_count)
+        parts.append(part)
+        left &= ~part
+    if not left:
+        return tuple(parts)
+    return next(combo for combo in itertools.product(*options)
+                if sum(o.bit_count() for o in combo) == laid.bit_count() and sum(combo) == laid)
 
 
 @dataclass(frozen=True)
 class Showdown:
-    """The result of laying down after a knock: the knocker's melds, both deadwoods, the layoffs."""
+    """The result of laying down after a knock: the knocker's melds, both deadwoods, the layoffs (all of them, and
+    those on each knocker meld, aligned with ``knocker_melds``)."""
 
     knocker_melds: tuple[tuple[int, ...], ...]
     knocker_deadwood: int
     defender_deadwood: int
     layoffs: tuple[int, ...]
     gin: bool
+    layoff_melds: tuple[tuple[int, ...], ...]
 
 
 def showdown(knocker, defender, *, layoffs: bool = True, arrangement=None) -> Showdown:
@@ -164,15 +181,19 @@ def showdown(knocker, defender, *, layoffs: bool = True, arrangement=None) -> Sh
             melded |= cards.to_mask(m)
         k = cards.hand_value(knocker_mask & ~melded)
         if gin or not layoffs:
-            f, laid = _deadwood_mask(defender_mask), 0
+            f, parts = _deadwood_mask(defender_mask), (0,) * len(melds)
         else:
-            f, laid = _defender_after_layoffs(melds, defender_mask)
+            f, parts = _defender_after_layoffs(melds, defender_mask)
         if best is None or f > best[1]:
-            best = (k, f, laid, melds)
+            best = (k, f, parts, melds)
         if gin or not layoffs:
             break
-    k, f, laid, melds = best
-    return Showdown(tuple(tuple(m) for m in melds), k, f, tuple(cards.to_ids(laid)), gin)
+    k, f, parts, melds = best
+    laid = 0
+    for part in parts:
+        laid |= part
+    return Showdown(tuple(tuple(m) for m in melds), k, f, tuple(cards.to_ids(laid)), gin,
+                    tuple(tuple(cards.to_ids(part)) for part in parts))
 
 
 def _validated_arrangement(arrangement, knocker_mask: int) -> tuple[tuple[int, ...], ...]:

@@ -1,0 +1,257 @@
+"""The framing every adapter shares: a game at a table, seat by seat.
+
+This module owns what lies between the rules (``engine``, ``match``) and an env's API: the episode kind (a single
+hand is a match of one hand, ``match.new_match(single_hand=True)``, so both kinds take one code path), who acts
+next, what each seat sees, each seat's reward for a step (hand points, and the end-of-game bonuses on the step that
+ends the game), the outcome and match dicts of ``info``, the ansi text, and the checks of the arguments the envs
+share. ``GinRummyEnv`` (one learner, the opponent inside ``step``) and the PettingZoo env (one agent per seat) are
+thin adapters over :class:`Table`; ``batch_table`` is its batched twin for the vector env.
+
+How the formats of docs/rules.md section 15 slot in (every hand stays a two-player engine hand): today a seat is a
+player of the engine's one hand. Three players (R50-R53: the dealer sits out, the loser deals) are a new case of
+``match``, which says which two seats play each hand; the table maps the hand's two players to those seats in
+:attr:`Table.current`, :meth:`Table.view` and :meth:`Table.points` (one mapping, in this class) and keeps scores per
+seat. Four players in two teams (R54-R57) hold two hands per deal, each with its pair of seats, played at once: the
+same mapping per hand, seats' rewards netted per team by ``match``. Rooms (R58-R59) keep two seats and give each an
+ordered list of members who take its turns: the table says which member of the seat acts (an adapter's agent name),
+and every member of a seat sees the seat's view. Rewards, infos and text follow from the mapping, so every adapter
+gains each format at once.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import operator
+
+import numpy as np
+
+from gin_env import cards, engine, match
+from gin_env.actions import N_ACTIONS
+from gin_env.observation import PlayerView, view
+from gin_env.rules import Rules
+
+EPISODES = ("hand", "match")
+ILLEGAL_ACTION_MODES = ("penalize", "raise")
+#: Reward of an illegal action under ``illegal_action="penalize"``, whatever ``reward_scale`` is.
+ILLEGAL_ACTION_REWARD = -1.0
+#: Labels of a hand outcome's sides, from the seat it is told to: its own, the other.
+OUTCOME_SIDES = ("learner", "opponent")
+
+
+# -----------------------------------------------------------------------------------------------------------------
+# Argument checks
+# -----------------------------------------------------------------------------------------------------------------
+
+def check_env_args(episode: str, reward_scale: float, illegal_action: str, max_steps: int | None) -> None:
+    """Validate the arguments of the single-agent envs (scalar and vector); each error names its argument."""
+    check_episode(episode)
+    if illegal_action not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+    check_reward_scale(reward_scale)
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
+        raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+
+
+def check_episode(episode: str) -> None:
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+
+
+def check_reward_scale(reward_scale) -> float:
+    """``reward_scale`` as a float: a finite positive real number (an infinite scale would make every reward 0)."""
+    if isinstance(reward_scale, bool) or not isinstance(reward_scale, numbers.Real):
+        raise TypeError(f"reward_scale must be a positive real number, got {reward_scale!r}")
+    scale = float(reward_scale)
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"reward_scale must be finite and positive, got {reward_scale!r}")
+    return scale
+
+
+def check_render_mode(render_mode: str | None, modes: list[str]) -> None:
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+
+
+def seat_or_none(value, name: str) -> int | None:
+    """A seat argument: None, or 0 or 1 as any integer type (``engine.player_index`` names ``name`` on errors)."""
+    return None if value is None else engine.player_index(value, name)
+
+
+def resolve_rules(rules: str | Rules) -> Rules:
+    """A ``Rules`` from a preset name or a ``Rules``."""
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        return Rules.preset(rules)
+    raise TypeError(f"rules must be a preset name or a Rules, got {type(rules).__name__}")
+
+
+def action_id(action) -> int:
+    """One action as an int id: a python or numpy integer, or a 0-d integer array. The rule every env shares: a
+    float (even 1.0), NaN, a string, a bool or anything else raises ``TypeError``, an array of another shape
+    ``ValueError``; an integer that is out of range or not legal is an illegal action, which the env handles."""
+    if isinstance(action, np.ndarray):
+        if action.shape != ():
+            raise ValueError(f"an action must be one integer, got an array of shape {action.shape}")
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)):
+        raise TypeError(f"an action must be an integer action id, got {action!r}")
+    try:
+        return operator.index(action)
+    except TypeError:
+        raise TypeError(f"an action must be an integer action id, got {action!r} ({type(action).__name__})") from None
+
+
+def is_legal(action: int, v: PlayerView) -> bool:
+    """An action id in range and legal in the view."""
+    return 0 <= action < N_ACTIONS and bool(v.legal_mask[action])
+
+
+# -----------------------------------------------------------------------------------------------------------------
+# The game at the table
+# -----------------------------------------------------------------------------------------------------------------
+
+def outcome_info(outcome: engine.HandOutcome, player: int) -> dict:
+    """A hand outcome told to ``player``: who won and knocked (``OUTCOME_SIDES``: its own side, the other, or None)
+    and that player's signed points."""
+
+    def side(p: int | None) -> str | None:
+        return None if p is None else OUTCOME_SIDES[p != player]
+
+    return {"kind": outcome.kind, "capped": outcome.capped, "winner": side(outcome.winner),
+            "points": outcome.player_points(player), "knocker": side(outcome.knocker),
+            "knocker_deadwood": outcome.knocker_deadwood, "defender_deadwood": outcome.defender_deadwood}
+
+
+class AtTable:
+    """What an adapter over a :class:`Table` (its ``table``) shows of the game as attributes."""
+
+    table: Table
+
+    @property
+    def state(self) -> engine.HandState | None:
+        """The hand in play (the last one once the episode is over); None before the first deal."""
+        return self.table.state
+
+    @property
+    def match(self) -> match.MatchState | None:
+        """The game to the target with ``episode="match"``; None for single hands."""
+        return self.table.match
+
+
+class Table:
+    """One game of ``rules`` for two seats, dealt again by :meth:`deal`: ``episode="hand"`` plays one hand,
+    ``"match"`` a game to the target. Seat ``p`` is player ``p`` of the engine."""
+
+    def __init__(self, rules: Rules, episode: str) -> None:
+        check_episode(episode)
+        self.rules = rules
+        self.episode = episode
+        self.game: match.MatchState | None = None
+
+    # --- the state --------------------------------------------------------------------------------------------------
+
+    def deal(self, rng: np.random.Generator, *, deck=None, dealer: int | None = None) -> None:
+        """Start the episode's game and deal its first hand; ``deck`` and ``dealer`` fix that hand."""
+        self.game = match.new_match(self.rules, rng, dealer=dealer, deck=deck, single_hand=self.episode == "hand")
+
+    @property
+    def state(self) -> engine.HandState | None:
+        """The hand in play (the last hand once the game is over); None before the first deal."""
+        return None if self.game is None else self.game.hand
+
+    @property
+    def match(self) -> match.MatchState | None:
+        """The game to the target in a match episode; None in a single-hand episode."""
+        return self.game if self.episode == "match" else None
+
+    @property
+    def over(self) -> bool:
+        return self.game.over
+
+    @property
+    def current(self) -> int:
+        """The seat to act."""
+        return self.state.current
+
+    @property
+    def scores(self) -> tuple[int, int]:
+        """Match scores by seat; (0, 0) in a single-hand episode, where no score is kept."""
+        return self.game.scores if self.episode == "match" else (0, 0)
+
+    @property
+    def hand_number(self) -> int | None:
+        """The number of the hand in play within the game; None in a single-hand episode."""
+        return len(self.game.history) + 1 if self.episode == "match" else None
+
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` may know now."""
+        return view(self.state, seat, self.scores)
+
+    # --- playing ----------------------------------------------------------------------------------------------------
+
+    def play(self, action: int, rng: np.random.Generator) -> engine.HandOutcome | None:
+        """Apply the action of the seat to act (``engine.IllegalActionError`` with nothing changed when it is not
+        legal, R18). Returns the outcome of a hand that ended, recorded in the game (the next hand dealt with
+        ``rng`` if the game goes on), else None."""
+        hands_before = len(self.game.history)
+        self.game = match.step(self.game, action, rng)
+        return self.game.history[-1] if len(self.game.history) > hands_before else None
+
+    def points(self, outcome: engine.HandOutcome | None, seat: int) -> int:
+        """``seat``'s signed points for a step: the hand's points if one ended, and once the game is over, the
+        end-of-game bonuses (game, box, shutout) as the final totals' difference beyond the hand points paid hand by
+        hand. A step's reward is this over the env's ``reward_scale``."""
+        return (0 if outcome is None else outcome.player_points(seat)) + (self.bonus(seat) if self.over else 0)
+
+    def bonus(self, seat: int) -> int:
+        """The end-of-game part of ``seat``'s margin (0 for a single hand or an abandoned game)."""
+        totals, scores, other = match.final_totals(self.game), self.game.scores, 1 - seat
+        return (totals[seat] - totals[other]) - (scores[seat] - scores[other])
+
+    def match_info(self, seat: int, sides: tuple[str, str]) -> dict | None:
+        """The finished game told to ``seat`` (own numbers first; ``sides`` labels the winner: own, other); None
+        unless a match episode is over."""
+        if self.match is None or not self.over:
+            return None
+        m, other = self.game, 1 - seat
+        totals = match.final_totals(m)
+        winner = None if m.winner is None else sides[m.winner != seat]
+        return {"scores": (m.scores[seat], m.scores[other]), "final_totals": (totals[seat], totals[other]),
+                "winner": winner, "hands": len(m.history), "abandoned": m.abandoned}
+
+    # --- text -------------------------------------------------------------------------------------------------------
+
+    def text(self, names: tuple[str, str], *, viewer: int | None = None, deadwood=None,
+             last_outcome: dict | None = None) -> str:
+        """The table as ansi text, seats named by ``names`` (by seat). With ``viewer`` (a single-agent env): the
+        other seat's hand above the viewer's, the pile spelled out, the knock limit, ``deadwood`` (the viewer's),
+        the match scores and ``last_outcome`` (an :func:`outcome_info` dict). Without: each seat's hand and score."""
+        s, scores = self.state, self.scores
+        top = cards.card_str(s.pile[-1]) if s.pile else "--"
+
+        def who(p: int) -> str:
+            dealer = " (dealer)" if p == s.dealer else ""
+            return names[p] + dealer if viewer is None else f"{names[p]:<8}{dealer}"
+
+        lines = [f"Gin Rummy [{self.rules.name}]  phase: {engine.PHASE_NAMES[s.phase]}  to act: "
+                 + (names[s.current] if viewer is None else who(s.current))]
+        if viewer is None:
+            lines += [f"  {who(p):<20} {cards.to_str(s.hands[p])}   score {scores[p]}" for p in (0, 1)]
+            lines.append(f"  discard pile: top {top}, {len(s.pile)} cards   stock: {engine.stock_size(s)} cards")
+            return "\n".join(lines)
+        me, opp = viewer, 1 - viewer
+        lines += [
+            f"  {who(opp):<20} {cards.to_str(s.hands[opp])}",
+            f"  {who(me):<20} {cards.to_str(s.hands[me])}",
+            f"  discard pile: top {top}, {len(s.pile)} cards ({' '.join(cards.card_str(c) for c in s.pile)})",
+            f"  stock: {engine.stock_size(s)} cards   knock limit: {s.knock_limit}   "
+            f"{names[me]} deadwood: {'?' if deadwood is None else deadwood}",
+        ]
+        if self.match is not None:
+            lines.append(f"  match to {self.rules.target}: {names[me]} {scores[me]}, {names[opp]} {scores[opp]}")
+        if last_outcome is not None:
+            o = last_outcome
+            lines.append(f"  last hand: {o['kind']}, winner {o['winner']}, {names[me]} points {o['points']:+d}")
+        return "\n".join(lines)
