@@ -1,7 +1,8 @@
 """gin-env: a Gymnasium environment for two-player Gin Rummy.
 
 Importing the package registers ``GinRummy-v0`` with Gymnasium. The environment module itself is imported only when
-an env is made, so ``import gin_env`` stays light (numpy and gymnasium's registry; no PettingZoo, SB3 or torch).
+an env is made, so ``import gin_env`` stays light (numpy and gymnasium's registry; no numba kernels, PettingZoo, SB3
+or torch).
 """
 
 from gymnasium.envs.registration import register, registry

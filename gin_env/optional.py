@@ -1,7 +1,8 @@
 """Optional dependencies: import one, or stop with a single line that names the extra which installs it.
 
-Every module that needs a dependency beyond numpy and gymnasium imports it through :func:`require`, so a missing
-package always reads the same way (``pip install 'gin-env[play]'``) instead of a bare ``ModuleNotFoundError``.
+Every module that needs a dependency beyond the core (numpy, gymnasium, numba) imports it through :func:`require`, so
+a missing package always reads the same way (``pip install 'gin-env[play]'``) instead of a bare
+``ModuleNotFoundError``.
 """
 
 from __future__ import annotations

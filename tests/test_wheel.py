@@ -55,7 +55,8 @@ def test_the_wheel_installs_beside_a_package_named_agents(wheel, tmp_path):
     os.makedirs(os.path.join(site, "agents"))
     with open(os.path.join(site, "agents", "__init__.py"), "w") as f:
         f.write(FAKE_AGENTS)
-    # numpy and gymnasium from this interpreter (no index needed); gin_env itself only from the wheel.
+    # The core dependencies (numpy, gymnasium, numba) from this interpreter (no index needed); gin_env itself only
+    # from the wheel.
     with open(os.path.join(site, "deps.pth"), "w") as f:
         f.write(sysconfig.get_paths()["purelib"] + "\n")
     subprocess.run([python, "-m", "pip", "install", "--no-deps", "--no-index", "-q", wheel], check=True,
