@@ -13,7 +13,11 @@ class RandomAgent:
     """Picks uniformly among the legal actions of the view with the caller's generator."""
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
-        legal = view.legal_mask.nonzero()[0]
+        return self.act_on_mask(view.legal_mask, rng)
+
+    def act_on_mask(self, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """The same pick from the legal mask alone: an env that finds this method skips building the view."""
+        legal = legal_mask.nonzero()[0]
         if legal.size == 0:
             raise ValueError("no legal action: it is not this player's turn or the hand is over")
         # floor(u * n) is uniform up to float rounding (n < 2**8 << 2**53) and a third of the cost of integers(n),

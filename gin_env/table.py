@@ -103,9 +103,9 @@ def action_id(action) -> int:
         raise TypeError(f"an action must be an integer action id, got {action!r} ({type(action).__name__})") from None
 
 
-def is_legal(action: int, v: PlayerView) -> bool:
-    """An action id in range and legal in the view."""
-    return 0 <= action < N_ACTIONS and bool(v.legal_mask[action])
+def is_legal(action: int, legal_mask: np.ndarray) -> bool:
+    """An action id in range and legal in ``legal_mask`` (a view's, or the engine's)."""
+    return 0 <= action < N_ACTIONS and bool(legal_mask[action])
 
 
 # -----------------------------------------------------------------------------------------------------------------
