@@ -475,3 +475,28 @@ def test_benchmark_script_runs_and_writes_json(tmp_path, capsys):
     result = json.loads(out.read_text())
     assert result["per_cpu_second"][bench.ENGINE] > 0
     assert "gin-env engine" in capsys.readouterr().out
+
+
+def test_an_opponent_read_by_mask_plays_the_same_episodes_as_through_its_view():
+    """An agent with ``act_on_mask`` (the random one) is called with the legal mask and no view; it must choose what
+    ``act`` chooses from the view, so the episodes (observations, rewards, infos) are the same either way."""
+    from gin_env.agents.random_agent import RandomAgent
+
+    agent = RandomAgent()
+    through_view = rollout(make(opponent=lambda v, rng: agent.act(v, rng)), seed=5, episodes=6)
+    by_mask = rollout(make(opponent=agent), seed=5, episodes=6)
+    assert same(through_view, by_mask)
+    assert not same(by_mask, rollout(make(opponent=agent), seed=6, episodes=6))
+
+
+def test_an_opponent_read_by_mask_that_picks_an_illegal_action_is_named_with_the_legal_ones():
+    class Stubborn:
+        def act(self, v, rng) -> int:
+            raise AssertionError("an agent with act_on_mask gets no view")
+
+        def act_on_mask(self, legal_mask, rng) -> int:
+            return actions.BIG_GIN
+
+    env = GinRummyEnv(opponent=Stubborn(), learner_seat=0)
+    with pytest.raises(engine.IllegalActionError, match=r"chose 3, which is not legal: phase 'offer'.*PASS"):
+        env.reset(seed=0, options={"dealer": 0})

@@ -357,3 +357,21 @@ def test_numpy_integer_dealers_are_accepted(dealer):
 def test_other_dealers_are_rejected_by_name(dealer, error):
     with pytest.raises(error, match="dealer"):
         match.new_match(Rules.preset("standard"), np.random.default_rng(2), dealer=dealer)
+
+
+def test_a_step_within_a_hand_keeps_every_other_field_of_the_game():
+    """match.step builds the next game state field by field (for speed): a field it forgot would silently reset to
+    its default, so every field but the hand must come through, defaults or not."""
+    import dataclasses
+
+    rng = np.random.default_rng(3)
+    game = match.new_match(Rules.preset("standard"), rng)
+    game = dataclasses.replace(game, scores=(31, 7), hands_won=(2, 1), history=(engine.DEAD_OUTCOME,),
+                               dead_in_row=1, abandoned=True, single_hand=True)
+    after = match.step(game, engine.legal_actions(game.hand)[0], rng)
+    assert after.hand is not game.hand and after.hand.phase != engine.OVER
+    for field in dataclasses.fields(match.MatchState):
+        if field.name != "hand":
+            assert getattr(after, field.name) == getattr(game, field.name), field.name
+    defaults = {f.name for f in dataclasses.fields(match.MatchState) if f.default is not dataclasses.MISSING}
+    assert defaults <= {"dead_in_row", "abandoned", "single_hand"}, "a new field: give it a non-default value above"
