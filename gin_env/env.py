@@ -296,8 +296,8 @@ class GinRummyEnv(AtTable, gym.Env):
         from hands that ended meanwhile and the last such hand's outcome."""
         opponent = 1 - self.learner
         points, outcome = 0, None
-        # An agent that reads only the legal actions gets them without a view: the view's deadwood solve and its
-        # planes would be thrown away (a fifth of a random-play step).
+        # An agent that reads only the legal actions gets them without a view, whose deadwood solve and planes it
+        # would throw away.
         act_on_mask = getattr(self.opponent, "act_on_mask", None)
         while not self.table.over and self.table.current == opponent:
             if act_on_mask is None:

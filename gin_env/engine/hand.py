@@ -193,11 +193,11 @@ def stock_size(state: HandState) -> int:
 # Legal actions
 # ---------------------------------------------------------------------------------------------------------------
 
-def _is_big_gin(rules: Rules, hand11: int, discard_dws: dict[int, int]) -> bool:
+def _is_big_gin(rules: Rules, hand11: int, least_after_discard: int) -> bool:
     """R24. Every all-melded 11-card holding has a meld of 4+ that can shed a card and stay gin (E6), so a
-    minimum of 0 over the discards is necessary; only then is the 11-card solve worth doing."""
-    return (rules.big_gin_bonus is not None and min(discard_dws.values()) == 0
-            and solver.deadwood(hand11) == 0)
+    minimum of 0 over the discards (``least_after_discard``) is necessary; only then is the 11-card solve worth
+    doing."""
+    return rules.big_gin_bonus is not None and least_after_discard == 0 and solver.deadwood(hand11) == 0
 
 
 def _wall_take_can_end(state: HandState) -> bool:
@@ -207,7 +207,7 @@ def _wall_take_can_end(state: HandState) -> bool:
     dws = solver.discard_deadwoods(hand11)
     blocked = kept_card(state.rules.discard_taken_card, top)
     return (any(dw <= state.knock_limit for c, dw in dws.items() if c != blocked)
-            or _is_big_gin(state.rules, hand11, dws))
+            or _is_big_gin(state.rules, hand11, min(dws.values())))
 
 
 def legal_mask(state: HandState) -> np.ndarray:
@@ -236,13 +236,14 @@ def _discard_phase_mask(state: HandState) -> np.ndarray:
     movable = hand & ~(1 << blocked) if blocked != NO_CARD else hand
     bits = 0 if state.must_knock else movable << DISCARD_BASE
     limit = state.knock_limit
-    if min(dws.values()) <= limit:
+    least = min(dws.values())
+    if least <= limit:
         knockable = 0
         for c, dw in dws.items():
             if dw <= limit:
                 knockable |= 1 << c
         bits |= (knockable & movable) << KNOCK_BASE
-    if _is_big_gin(state.rules, hand, dws):
+    if _is_big_gin(state.rules, hand, least):
         bits |= 1 << BIG_GIN
     return np.unpackbits(np.frombuffer(bits.to_bytes(_ACTION_BYTES, "little"), dtype=np.uint8), count=N_ACTIONS,
                          bitorder="little").view(bool)
