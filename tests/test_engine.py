@@ -543,12 +543,17 @@ def test_validate_names_the_broken_invariant(broken):
         engine.validate(dataclasses.replace(state, **corruptions[broken]))
 
 
-def test_r16_kept_card_is_one_function_for_python_and_kernels():
-    """R16: the card just taken stays in hand unless ``discard_taken_card``; the kernels' compiled binding of the
-    same function agrees."""
+def test_r16_kept_card_is_one_function_for_python_arrays_and_kernels():
+    """R16: the card just taken stays in hand unless ``discard_taken_card``; the one function answers for a scalar
+    state and for a batch alike, and the kernels' compiled binding of it agrees."""
     from gin_env.taken_card import kept_card, kept_card_compiled
 
     for discard_taken_card in (False, True):
         for taken in (engine.NO_CARD, 0, 17, 51):
             expected = engine.NO_CARD if discard_taken_card else taken
             assert kept_card(discard_taken_card, taken) == kept_card_compiled(discard_taken_card, taken) == expected
+    taken = np.array([17, engine.NO_CARD, 0, 51])
+    np.testing.assert_array_equal(kept_card(False, taken), taken)
+    np.testing.assert_array_equal(kept_card(True, taken), np.full(4, engine.NO_CARD))
+    allowed = np.array([True, False, False, True])
+    np.testing.assert_array_equal(kept_card(allowed, taken), [engine.NO_CARD, engine.NO_CARD, 0, engine.NO_CARD])

@@ -3,12 +3,9 @@
 import dataclasses
 import pickle
 
-import numpy as np
 import pytest
 
-from gin_env.cards import NO_CARD
 from gin_env.rules import PRESETS, Rules
-from gin_env.taken_card import kept_card
 
 
 def test_every_preset_of_the_issue_exists():
@@ -72,16 +69,3 @@ def test_oklahoma_knock_limit_r46_and_doubling_r47():
     assert Rules.preset("standard").hand_knock_limit(3) == 10
     with pytest.raises(ValueError, match="not a card id"):
         ok.hand_knock_limit(-1)
-
-
-def test_r16_kept_card_on_ints_and_arrays():
-    """R16: the card just taken from the pile may not leave the hand this turn, unless ``discard_taken_card``; the
-    one function answers for a scalar state and for a batch alike."""
-    assert kept_card(False, 17) == 17
-    assert kept_card(True, 17) == NO_CARD
-    assert kept_card(False, NO_CARD) == NO_CARD
-    taken = np.array([17, NO_CARD, 0, 51])
-    np.testing.assert_array_equal(kept_card(False, taken), taken)
-    np.testing.assert_array_equal(kept_card(True, taken), np.full(4, NO_CARD))
-    allowed = np.array([True, False, False, True])
-    np.testing.assert_array_equal(kept_card(allowed, taken), [NO_CARD, NO_CARD, 0, NO_CARD])
