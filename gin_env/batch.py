@@ -27,7 +27,7 @@ from gin_env.batch_kernels import (  # noqa: F401 - the outcome codes are part o
     UNDERCUT,
 )
 from gin_env.engine import DISCARD, OVER
-from gin_env.rules import Rules
+from gin_env.rules import Rules, format_name
 
 NO_CARD = engine.NO_CARD
 _ONE = np.uint64(1)
@@ -87,6 +87,9 @@ class HandBatch:
     def __init__(self, rules: Rules, n: int):
         if n < 1:
             raise ValueError(f"a batch needs at least one game, got n={n}")
+        if rules.players != 2:
+            raise ValueError(f"the batched engine plays two-player games only; rules.players={rules.players} is "
+                             f"{format_name(rules.players)}: use GinRummy-v0 or gin_env.pettingzoo")
         self.rules = rules
         self.n = n
         #: Bumped by every deal and step, so views of an older moment can tell they are stale.

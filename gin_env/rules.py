@@ -15,6 +15,8 @@ DEAD_HAND_DEALERS = ("same", "rotate")
 FIRST_DEALERS = ("cut_low", "cut_high", "random", "P1", "P2")
 DEAL_MODES = ("upcard", "eleven")
 OKLAHOMA_ACES = ("gin_only", "one")
+#: Table sizes of R49: two players, three (the dealer sits out), four in two teams.
+PLAYER_COUNTS = (2, 3, 4)
 
 #: Cards dealt to each player (R10).
 HAND_SIZE = 10
@@ -24,7 +26,10 @@ STOCK_AFTER_DEAL = 31
 
 @dataclass(frozen=True)
 class Rules:
-    """Every rule that varies between schools of Gin Rummy (docs/rules.md section 10). Defaults are ``standard``."""
+    """Every rule that varies between schools of Gin Rummy (docs/rules.md section 10). Defaults are ``standard``.
+
+    ``players`` (R49) and ``team_target`` (R57) choose the format of section 15 around the two-player hands: every
+    preset is a two-player game, ``Rules.preset(name, players=3)`` plays its hands three-handed."""
 
     knock_limit: int = 10
     gin_bonus: int = 20
@@ -50,6 +55,8 @@ class Rules:
     max_dead_hands: int | None = 10
     max_upcard_draws: int | None = None
     repeat_discard_ends: bool = False
+    players: int = 2
+    team_target: int = 125
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -59,6 +66,10 @@ class Rules:
         _check_int(self, "game_bonus", 0)
         _check_int(self, "box_bonus", 0)
         _check_int(self, "wall", 0, STOCK_AFTER_DEAL - 1)
+        _check_int(self, "team_target", 1)
+        if type(self.players) is not int or self.players not in PLAYER_COUNTS:
+            raise ValueError(f"rules key 'players' must be one of {', '.join(map(str, PLAYER_COUNTS))} (R49), "
+                             f"got {self.players!r}")
         for key in ("undercut_on_tie", "layoffs", "discard_taken_card", "wall_upcard_knock", "oklahoma",
                     "oklahoma_spade_double", "repeat_discard_ends"):
             if not isinstance(getattr(self, key), bool):
@@ -107,6 +118,17 @@ class Rules:
         """2 when Oklahoma spade doubling applies to this hand (R47), else 1."""
         spade = initial_upcard is not None and initial_upcard // 13 == 0
         return 2 if self.oklahoma and self.oklahoma_spade_double and spade else 1
+
+
+#: The formats of docs/rules.md section 15 by ``players``, as errors and reports name them.
+FORMAT_NAMES = {2: "two players", 3: "three players (R50-R53)", 4: "four players in two teams (R54-R57)"}
+
+
+def format_name(players: int, room: tuple[int, int] | None = None) -> str:
+    """The format of a game as words: ``players`` at the table, or a room of ``room`` members per seat (R58)."""
+    if room is not None:
+        return f"a room of {room[0]} and {room[1]} members (R58-R59)"
+    return FORMAT_NAMES.get(players, f"players={players!r}")
 
 
 def _check_int(rules: Rules, key: str, low: int, high: int | None = None) -> None:

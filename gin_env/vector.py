@@ -21,7 +21,7 @@ from gin_env.batch import KIND_NAMES
 from gin_env.batch_observation import batch_view, encode_batch
 from gin_env.batch_table import BatchTable
 from gin_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
-from gin_env.rules import Rules
+from gin_env.rules import Rules, format_name
 from gin_env.table import ILLEGAL_ACTION_REWARD, check_env_args, check_reward_scale, resolve_rules, seat_or_none
 
 #: Outcome names indexed by kind code, with "" for -1 (no hand ended).
@@ -74,29 +74,36 @@ def _batched(opponent):
 class GinRummyVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` games of ``GinRummy-v0`` on one batched engine (a Gymnasium ``VectorEnv``).
 
-    Arguments are those of ``GinRummyEnv`` plus ``num_envs``; the opponent needs a batched form ``act_batch``
-    (``random``, ``simple``, ``expert`` and ``ppo`` have one). Observations ``(num_envs, 375)`` float32, actions one id
-    per game, ``action_masks()`` ``(num_envs, 108)`` bool. Autoreset is same-step: a game whose episode ends returns the
-    first observation of its next episode, with the last one in ``info["final_obs"]`` (masked by
-    ``info["_final_obs"]``). ``info`` also holds ``action_mask``; for games whose hand ended in the step (or, on an
-    episode's first step, before the learner's first decision, as in ``GinRummyEnv``), ``outcome_kind`` (a name of
-    ``batch.KIND_NAMES``), ``outcome_capped`` (a dead hand ended by the turn cap, R19) and ``outcome_points`` (learner's
-    signed points), each masked by its ``_``-prefixed twin; and with ``episode="match"``, for games whose match ended,
-    ``match_scores``, ``match_hands_won`` and ``match_totals`` (learner first, always the match that just ended, even
-    when the next one ends before the learner's first move) and ``match_abandoned`` (R19a: no winner, no bonuses), each
-    masked likewise. Actions: an integer array of shape ``(num_envs,)`` (a list of ints too); out-of-range or illegal
-    ids are illegal actions, other dtypes a ``TypeError``, other shapes a ``ValueError``, as in ``GinRummyEnv``."""
+    Arguments are those of ``GinRummyEnv`` plus ``num_envs``; the games are two-player only (``players=3`` or ``4``, a
+    ``room`` or rules with ``players`` other than 2 raise ``ValueError``: those formats are ``GinRummyEnv``'s); the
+    opponent needs a batched form ``act_batch`` (``random``, ``simple``, ``expert`` and ``ppo`` have one). Observations
+    ``(num_envs, 375)`` float32, actions one id per game, ``action_masks()`` ``(num_envs, 108)`` bool. Autoreset is
+    same-step: a game whose episode ends returns the first observation of its next episode, with the last one in
+    ``info["final_obs"]`` (masked by ``info["_final_obs"]``). ``info`` also holds ``action_mask``; for games whose hand
+    ended in the step (or, on an episode's first step, before the learner's first decision, as in ``GinRummyEnv``),
+    ``outcome_kind`` (a name of ``batch.KIND_NAMES``), ``outcome_capped`` (a dead hand ended by the turn cap, R19) and
+    ``outcome_points`` (learner's signed points), each masked by its ``_``-prefixed twin; and with ``episode="match"``,
+    for games whose match ended, ``match_scores``, ``match_hands_won`` and ``match_totals`` (learner first, always the
+    match that just ended, even when the next one ends before the learner's first move) and ``match_abandoned`` (R19a:
+    no winner, no bonuses), each masked likewise. Actions: an integer array of shape ``(num_envs,)`` (a list of ints
+    too); out-of-range or illegal ids are illegal actions, other dtypes a ``TypeError``, other shapes a ``ValueError``,
+    as in ``GinRummyEnv``."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 64, rules: str | Rules = "standard", opponent="simple",
                  episode: str = "hand", reward_scale: float = 100.0, illegal_action: str = "penalize",
-                 learner_seat: int | None = None, max_steps: int | None = None) -> None:
+                 learner_seat: int | None = None, max_steps: int | None = None, players: int | None = None,
+                 room: tuple[int, int] | None = None) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         check_env_args(episode, reward_scale, illegal_action, max_steps)
         self.num_envs = num_envs
         self.rules = resolve_rules(rules)
+        fmt = players if players is not None else self.rules.players
+        if fmt != 2 or room is not None:
+            raise ValueError(f"the vector env plays two-player games only, not {format_name(fmt, room)}: use "
+                             "GinRummy-v0 (gin_env.env.GinRummyEnv) or gin_env.pettingzoo for that format")
         self.opponent = _batched(opponent)
         self.episode = episode
         self.reward_scale = check_reward_scale(reward_scale)
