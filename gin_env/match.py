@@ -55,18 +55,24 @@ def first_dealer(rules: Rules, rng: np.random.Generator) -> int:
 
     In a cut, P1 then P2 draw one card each from a shuffled deck; with ``cut_low`` the lower rank deals, with
     ``cut_high`` the higher. Equal ranks cut again."""
+    return cut(rules, rng, len(PLAYERS))
+
+
+def cut(rules: Rules, rng: np.random.Generator, players: int) -> int:
+    """The first dealer among ``players`` seats (R9, and R50 for three): a fixed player, a random one, or a cut in
+    which each seat still in it draws one card from a shuffled deck, seat order; the lowest rank deals under
+    ``cut_low``, the highest under ``cut_high``, and the seats tied for it cut again among themselves."""
     mode = rules.first_dealer
     if mode in FIXED_FIRST_DEALER:
         return FIXED_FIRST_DEALER[mode]
     if mode == "random":
-        return int(rng.integers(len(PLAYERS)))
-    while True:
-        p1_card, p2_card = rng.choice(cards.N_CARDS, size=2, replace=False).tolist()
-        p1_rank, p2_rank = cards.rank(p1_card), cards.rank(p2_card)
-        if p1_rank != p2_rank:
-            break
-    low = 0 if p1_rank < p2_rank else 1
-    return low if mode == "cut_low" else 1 - low
+        return int(rng.integers(players))
+    seats = list(range(players))
+    while len(seats) > 1:
+        ranks = [cards.rank(c) for c in rng.choice(cards.N_CARDS, size=len(seats), replace=False).tolist()]
+        best = min(ranks) if mode == "cut_low" else max(ranks)
+        seats = [seat for seat, r in zip(seats, ranks) if r == best]
+    return seats[0]
 
 
 def new_match(rules: Rules, rng: np.random.Generator, *, dealer: int | None = None, deck=None,
@@ -150,23 +156,27 @@ def final_totals(match: MatchState) -> tuple[int, int]:
     totals are the hand points."""
     if not match.over:
         raise ValueError("final totals exist only once the match is over")
-    rules = match.rules
-    w = match.winner
-    if not match.to_target or w is None:
+    if not match.to_target or match.winner is None:
         return match.scores
-    loser = 1 - w
-    shutout = match.hands_won[loser] == 0
-    winner_points = match.scores[w]
+    return totals_with_bonuses(match.rules, match.scores, match.hands_won, match.winner)
+
+
+def totals_with_bonuses(rules: Rules, scores: tuple[int, ...], boxes: tuple[int, ...],
+                        winner: int) -> tuple[int, ...]:
+    """Each side's final total of a game ``winner`` won (R41-R43; R53 for three players, R57 for teams, where
+    ``boxes`` counts the deals a team scored in): its points plus ``box_bonus`` per box, the winner's
+    ``game_bonus``, and the ``shutout`` rule when no other side has a box."""
+    shutout = not any(n for side, n in enumerate(boxes) if side != winner)
+    totals = [s + rules.box_bonus * n for s, n in zip(scores, boxes)]
     game_bonus = rules.game_bonus
     if shutout and rules.shutout == "double_hand_points":
-        winner_points *= 2
+        totals[winner] += scores[winner]
     if shutout and rules.shutout == "double_game_bonus":
         game_bonus *= 2
-    winner_total = winner_points + game_bonus + rules.box_bonus * match.hands_won[w]
+    totals[winner] += game_bonus
     if shutout and rules.shutout == "double_total":
-        winner_total *= 2
-    loser_total = match.scores[loser] + rules.box_bonus * match.hands_won[loser]
-    return (winner_total, loser_total) if w == 0 else (loser_total, winner_total)
+        totals[winner] *= 2
+    return tuple(totals)
 
 
 def margin(match: MatchState) -> int:
