@@ -210,6 +210,33 @@ class Table:
         totals, scores, other = match.final_totals(self.game), self.game.scores, 1 - seat
         return (totals[seat] - totals[other]) - (scores[seat] - scores[other])
 
+    # --- the agents' interface every format shares (``format_table``); here an agent is a seat ---------------------
+
+    #: Agents at the table: one per seat.
+    n_agents = 2
+
+    @property
+    def actor(self) -> int:
+        """The agent to act: the seat to act."""
+        return self.state.current
+
+    def agent_view(self, agent: int) -> PlayerView:
+        """What ``agent`` may know now: its seat's view."""
+        return self.view(agent)
+
+    def agent_points(self, outcome: engine.HandOutcome, agent: int) -> int:
+        """``agent``'s points for a step that ended a hand: :meth:`points`."""
+        return self.points(outcome, agent)
+
+    def agent_info(self, outcome: engine.HandOutcome, agent: int, sides: tuple[str, str]) -> dict:
+        """The info of ``agent`` for a step that ended a hand: the ``outcome`` (:func:`outcome_info`) and, once a
+        match episode is over, the ``match`` (:meth:`match_info`)."""
+        info = {"outcome": outcome_info(outcome, agent)}
+        end = self.match_info(agent, sides)
+        if end is not None:
+            info["match"] = end
+        return info
+
     def match_info(self, seat: int, sides: tuple[str, str]) -> dict | None:
         """The finished game told to ``seat`` (own numbers first; ``sides`` labels the winner: own, other); None
         unless a match episode is over."""

@@ -1,0 +1,81 @@
+"""Seeded random play of the PettingZoo env in every format, with the checks of docs/rules.md section 15 after
+every step; shared by tests/test_pettingzoo_formats.py (a few games) and benchmarks/formats_random_play.py (500)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from gin_env import actions, engine, four_players
+from gin_env.rules import Rules
+
+#: The formats: keyword arguments of ``gin_env.pettingzoo.env``.
+FORMATS = {"players=3": {"players": 3}, "players=4": {"players": 4}, "room=(2, 3)": {"room": (2, 3)}}
+
+
+def live_hands(aec) -> list[engine.HandState]:
+    """The hands in play: both tables' in four players."""
+    game = aec.table.game
+    return list(game.hands) if aec.rules.players == 4 else [game.hand]
+
+
+def play_game(aec, seed: int, rng: np.random.Generator) -> dict:
+    """One episode of random masked play (any legal knock taken, so games reach their targets), checking after every
+    step: every hand holds its invariants (``engine.validate``); only the agent selected has legal actions, and it
+    is never a seat sitting the hand out; rewards are zero-sum, partners' equal and teams' opposite, a room's
+    members' equal to their seat's. Returns the episode's summary: rewards summed per agent, the game, the steps
+    and each agent's last info."""
+    aec.reset(seed=seed)
+    players, room = aec.rules.players, aec.room
+    totals = defaultdict(float)
+    steps = 0
+    final_infos = {}
+    for agent in aec.agent_iter():
+        obs, reward, terminated, truncated, info = aec.last()
+        totals[agent] += reward
+        if terminated or truncated:
+            final_infos[agent] = info
+            aec.step(None)
+            continue
+        for other in aec.agents:
+            if other != agent:
+                assert not aec.observe(other)["action_mask"].any(), f"{other} has legal actions out of turn"
+        if players == 3:
+            assert aec.names.index(agent) != aec.table.game.dealer, "the seat sitting out acts"
+        legal = np.flatnonzero(obs["action_mask"])
+        knocks = legal[legal >= actions.KNOCK_BASE]
+        choices = knocks if knocks.size else legal
+        aec.step(int(choices[rng.integers(choices.size)]))
+        steps += 1
+        for hand in live_hands(aec):
+            engine.validate(hand)
+        check_rewards(aec, players, room)
+    return {"totals": dict(totals), "game": aec.table.game, "steps": steps, "infos": final_infos}
+
+
+def check_rewards(aec, players: int, room) -> None:
+    r = [aec.rewards[a] for a in aec.names]
+    if room is None:
+        assert abs(sum(r)) < 1e-9, f"rewards not zero-sum: {r}"
+    if players == 4:
+        assert r[0] == r[2] and r[1] == r[3] and r[0] == -r[1], f"team rewards {r}"
+    if room is not None:
+        seat0, seat1 = r[:room[0]], r[room[0]:]
+        assert len(set(seat0)) == 1 and len(set(seat1)) == 1 and seat0[0] == -seat1[0], f"room rewards {r}"
+
+
+def reached_target(rules: Rules, game) -> bool:
+    """The game ended at or over its target (the team target in four players), or is a single hand (target None)
+    or was abandoned after ``max_dead_hands`` dead hands (deals) in a row (R19a)."""
+    if rules.target is None or game.abandoned:
+        return True
+    target = rules.team_target if rules.players == 4 else rules.target
+    return max(game.scores) >= target
+
+
+def deal_sequence(game) -> list:
+    """What identifies a played game: its hands' (deals') outcomes in order."""
+    if isinstance(game, four_players.FourState):
+        return [(d.number, d.net, tuple(o.kind for o in d.outcomes)) for d in game.history]
+    return [(getattr(h, "seats", None), getattr(h, "outcome", h)) for h in game.history]
