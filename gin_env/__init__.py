@@ -1,6 +1,7 @@
-"""gin-env: a Gymnasium environment for two-player Gin Rummy.
+"""gin-env: a Gymnasium environment for Gin Rummy (two players; three, four and rooms around two-player hands).
 
-Importing the package registers ``GinRummy-v0`` with Gymnasium. The environment module itself is imported only when
+Importing the package registers ``GinRummy-v0`` with Gymnasium (``format_env.make_env`` picks the two-player env or
+the format env by the arguments). The environment module itself is imported only when
 an env is made, so ``import gin_env`` stays light (numpy and gymnasium's registry; no numba kernels, PettingZoo, SB3
 or torch).
 """
@@ -11,4 +12,5 @@ ENV_ID = "GinRummy-v0"
 
 # Re-importing the package (e.g. after importlib.reload) must not register the id twice.
 if ENV_ID not in registry:
-    register(id=ENV_ID, entry_point="gin_env.env:GinRummyEnv", vector_entry_point="gin_env.vector:GinRummyVectorEnv")
+    register(id=ENV_ID, entry_point="gin_env.format_env:make_env",
+             vector_entry_point="gin_env.vector:GinRummyVectorEnv")

@@ -143,6 +143,9 @@ class GinRummyEnv(AtTable, gym.Env):
         learner_seat = seat_or_none(learner_seat, "learner_seat")
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = resolve_rules(rules)
+        if self.rules.players != 2:
+            raise ValueError(f"GinRummyEnv is two-player; rules.players={self.rules.players}: make the env with "
+                             "gym.make('GinRummy-v0', players=..., opponents=[...]) (gin_env.format_env.FormatEnv)")
         self.opponent = agents.resolve(opponent, "opponent")
         self.episode = episode
         self.reward_scale = check_reward_scale(reward_scale)
