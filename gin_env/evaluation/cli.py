@@ -9,7 +9,7 @@ import sys
 import time
 
 from gin_env import agents, evaluation
-from gin_env.evaluation import report
+from gin_env.evaluation import formats, report
 from gin_env.evaluation.tournament import evaluate
 from gin_env.optional import MissingExtra, require
 from gin_env.rules import PRESETS, Rules
@@ -26,6 +26,9 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
                      help=f"agent names ({', '.join(agents.names())}), paths to MaskablePPO .zip models, or "
                           "module:attr (an Agent class, instance or act(view, rng) function)")
     out.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
+    out.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
+                     help="2 (default); 3: tables of three agents, each game in all three rotations of the seats; "
+                          "4: teams A+A against B+B, each game twice with the teams' seats swapped (one process)")
     games = out.add_mutually_exclusive_group()
     games.add_argument("--deals", type=int, metavar="N", help="play N duplicate single hands per pair (default 1000)")
     games.add_argument("--matches", type=int, metavar="N", help="play N duplicate games to the target per pair")
@@ -50,6 +53,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     rules = Rules.preset(args.rules)
     if mode == "matches" and rules.target is None:
         options.error(f"rules {args.rules!r} have no target score: use --deals")
+    if args.players != 2:
+        if args.replays is not None:
+            options.error("--replays records two-player evaluations only")
+        return _main_format(args, rules.replace(players=args.players), mode, n, options.prog)
     workers = max(1, args.workers)
     start = time.perf_counter()
     try:
@@ -72,10 +79,31 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     return _write_outputs(result, args, options.prog)
 
 
-def _write_outputs(result: dict, args: argparse.Namespace, prog: str) -> int:
+def _main_format(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog: str) -> int:
+    """``--players 3`` or ``4``: run ``evaluation.formats``, print its table, write its JSON and plot."""
+    start = time.perf_counter()
+    try:
+        for path, option in ((args.json, "--json"), (args.plot, "--plot")):
+            if path is not None:
+                report.check_output_file(path, option)
+        if args.plot is not None:
+            require("matplotlib", "--plot")
+        result = formats.evaluate_format(args.agents, rules, mode, n, args.seed, not args.no_progress)
+    except (ValueError, ImportError, OSError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; no report written", file=sys.stderr)
+        return INTERRUPTED
+    print(formats.table(result))
+    print(f"\n{time.perf_counter() - start:.1f} s in one process")
+    return _write_outputs(result, args, prog, formats.plot)
+
+
+def _write_outputs(result: dict, args: argparse.Namespace, prog: str, plot=report.plot) -> int:
     """Write the JSON and the plot asked for, announcing each; a failure is one line, and the other still goes."""
     code = 0
-    for path, write in ((args.json, report.write_json), (args.plot, report.plot)):
+    for path, write in ((args.json, report.write_json), (args.plot, plot)):
         if path is None:
             continue
         try:
