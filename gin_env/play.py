@@ -1,6 +1,9 @@
 """The terminal game: a person plays a whole game of Gin Rummy against an agent, drawn with rich.
 
     python -m gin_env.play [--opponent simple] [--rules standard] [--seed S] [--save-replays DIR] [--name NAME]
+                           [--players 2|3|4] [--partner AGENT]
+
+With ``--players 3`` or ``4`` the game is :mod:`gin_env.play_formats`'s (three players, four in two teams).
 
 This module owns the human side of the table: what the person is shown (their hand sorted into its best melds with
 the deadwood, the top of the discard pile, the stock, the scores, the opponent's moves as far as they are public),
@@ -151,6 +154,8 @@ class TerminalGame:
         else:
             self.agent, opponent_name = opponent, type(opponent).__name__
         self.names = (name, opponent_name)
+        #: The name of the person's opponent in the hand in play.
+        self.facing = opponent_name
         self.input_fn = input_fn
         self.console = console if console is not None else render.console()
         # Without a seed, draw one and show it, so that any game can be dealt again.
@@ -265,28 +270,29 @@ class TerminalGame:
         return state.deck[state.stock_top - 1]
 
     def _show_table(self, state: engine.HandState) -> None:
-        """The public table, then the person's hand: the pile, the stock, the cards the opponent is known to hold."""
+        """The public table, then the person's hand (the player to act): the pile, the stock, the cards the opponent
+        is known to hold."""
         line = Text(f"Stock {engine.stock_size(state)} · discard pile ")
         if state.pile:
             n = len(state.pile)
             line.append_text(render.card(state.pile[-1])).append(f" ({n} card{'s' if n > 1 else ''})")
         else:
             line.append("empty")
-        known = state.known[1]
+        known = state.known[1 - state.current]
         if known:
-            line.append(f" · {self.names[1]} holds ").append_text(render.card_list(render.by_rank(cards.to_ids(known))))
+            line.append(f" · {self.facing} holds ").append_text(render.card_list(render.by_rank(cards.to_ids(known))))
         self.console.print(line)
         self._show_hand(state, engine.NO_CARD)
 
     def _show_hand(self, state: engine.HandState, highlight: int) -> None:
-        self.console.print(Text(f"{self.names[0]}: ").append_text(render.hand(state.hands[0], highlight)))
+        self.console.print(Text(f"{self.names[0]}: ").append_text(render.hand(state.hands[state.current], highlight)))
 
     def _show_knock_hint(self, state: engine.HandState) -> None:
         """Say when knocking is possible, and with which card the deadwood is least: it is easy to miss."""
         mask = engine.legal_mask(state)
         if mask[BIG_GIN]:
             self.console.print("You have big gin: g declares it.")
-        knocks = {c: solver.deadwood(state.hands[0] & ~(1 << c))
+        knocks = {c: solver.deadwood(state.hands[state.current] & ~(1 << c))
                   for c in range(cards.N_CARDS) if mask[KNOCK_BASE + c]}
         if knocks:
             best = min(knocks, key=knocks.get)
@@ -324,11 +330,23 @@ def main(argv: list[str] | None = None, prog: str = "python -m gin_env.play") ->
     parser.add_argument("--seed", type=int, help="seed of the deals and the agent's choices (default: a random one)")
     parser.add_argument("--save-replays", metavar="DIR", help="save each hand as a replay JSON file in DIR")
     parser.add_argument("--name", default="you", help="your name at the table (default you)")
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
+                        help="2 (default); 3: you and two --opponent agents, the dealer sits each hand out; 4: you "
+                             "and a --partner against two --opponent agents, at two tables (rules.md section 15)")
+    parser.add_argument("--partner", help="your partner's agent with --players 4 (default simple)")
     args = parser.parse_args(argv)
+    if args.partner is not None and args.players != 4:
+        parser.error("--partner is for --players 4")
     console = render.console()
     try:
-        game = TerminalGame(args.opponent, args.rules, console.input, console, args.seed, args.save_replays,
-                            args.name)
+        if args.players == 2:
+            game = TerminalGame(args.opponent, args.rules, console.input, console, args.seed, args.save_replays,
+                                args.name)
+        else:
+            from gin_env.play_formats import FormatTerminalGame  # the formats' game only when asked for
+
+            game = FormatTerminalGame(args.players, args.opponent, args.partner, args.rules, console.input, console,
+                                      args.seed, args.save_replays, args.name)
     except (ValueError, FileNotFoundError, ImportError, OSError) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2

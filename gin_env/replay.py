@@ -25,8 +25,13 @@ key              value
                  ``knocker_deadwood``, ``defender_deadwood``, ``layoffs`` and ``knocker_melds`` (card strings),
                  ``capped`` (true for a dead hand ended by the turn cap, R19)
 ``hand_number``  the hand's number in its game, 1 for the first, or null
-``scores``       both players' running scores before the hand, P1 first
+``scores``       both players' running scores before the hand, P1 first (their teams' with four players)
+``seats``        the table seats of P1 and P2 (R49): ``[0, 1]`` for two players; optional when reading
 ===============  =================================================================================================
+
+With three or four players (docs/rules.md section 15) the ``rules`` say so (``players``), ``seats`` say who of the
+table played the hand, and ``hand_number`` is the hand's number in the game (the deal's with four players, whose
+two tables' hands share it).
 """
 
 from __future__ import annotations
@@ -47,7 +52,12 @@ from gin_env.rules import Rules
 
 FORMAT = "gin-env-replay"
 VERSION = 1
-KEYS = ("format", "version", "rules", "players", "dealer", "deck", "actions", "outcome", "hand_number", "scores")
+KEYS = ("format", "version", "rules", "players", "dealer", "deck", "actions", "outcome", "hand_number", "scores",
+        "seats")
+#: Keys a file may leave out: files written before a key existed stay readable.
+OPTIONAL_KEYS = ("seats",)
+#: The seats of a two-player hand.
+TWO_SEATS = (0, 1)
 #: The outcome's keys in a file. Which meld each layoff went on is not saved: replaying the hand gives it.
 OUTCOME_KEYS = tuple(f.name for f in dataclasses.fields(HandOutcome) if f.name != "layoff_melds")
 RULES_KEYS = tuple(f.name for f in dataclasses.fields(Rules))
@@ -62,8 +72,8 @@ class ReplayError(ValueError):
 class Replay:
     """One hand: enough to play it again exactly (rules, deck, dealer, actions) and what it gave (outcome).
 
-    ``players`` names P1 and P2; ``hand_number`` and ``scores`` place the hand in its game (both for reading only:
-    the hand itself does not depend on them)."""
+    ``players`` names P1 and P2; ``hand_number``, ``scores`` and ``seats`` (the table seats of P1 and P2) place the
+    hand in its game (for reading only: the hand itself does not depend on them)."""
 
     rules: Rules
     deck: tuple[int, ...]
@@ -73,6 +83,7 @@ class Replay:
     players: tuple[str, str] = DEFAULT_PLAYERS
     hand_number: int | None = None
     scores: tuple[int, int] = (0, 0)
+    seats: tuple[int, int] = TWO_SEATS
 
     def states(self) -> list[HandState]:
         """The state after the deal and after each action: ``len(actions) + 1`` states, the last one over.
@@ -109,6 +120,7 @@ class Replay:
             "outcome": outcome_dict(self.outcome),
             "hand_number": self.hand_number,
             "scores": list(self.scores),
+            "seats": list(self.seats),
         }
 
     def to_json(self) -> str:
@@ -187,7 +199,8 @@ def outcome_dict(outcome: HandOutcome) -> dict:
 
 
 def record(start: HandState, hand_actions, *, players: tuple[str, str] = DEFAULT_PLAYERS,
-           hand_number: int | None = None, scores: tuple[int, int] = (0, 0)) -> Replay:
+           hand_number: int | None = None, scores: tuple[int, int] = (0, 0),
+           seats: tuple[int, int] = TWO_SEATS) -> Replay:
     """The replay of the hand dealt as ``start`` and played with ``hand_actions`` (action ids), its outcome found
     by playing them. Raises :class:`ReplayError` if ``start`` is not a fresh deal or the actions do not play the
     hand to its end."""
@@ -195,7 +208,7 @@ def record(start: HandState, hand_actions, *, players: tuple[str, str] = DEFAULT
         raise ReplayError("a replay starts from the deal: this state is a hand already in play")
     replay = Replay(rules=start.rules, deck=start.deck, dealer=start.dealer,
                     actions=tuple(int(a) for a in hand_actions), outcome=engine.DEAD_OUTCOME, players=players,
-                    hand_number=hand_number, scores=scores)
+                    hand_number=hand_number, scores=scores, seats=_seats(list(seats), start.rules))
     return dataclasses.replace(replay, outcome=replay.states()[-1].outcome)
 
 
@@ -245,10 +258,12 @@ def from_dict(data) -> Replay:
     if data.get("version") != VERSION:
         raise ReplayError(f"replay format version {data.get('version')!r} is not supported: this gin-env reads "
                           f"version {VERSION}")
-    _check_keys(data, KEYS, "replay")
-    replay = Replay(rules=_rules(data["rules"]), deck=_deck(data["deck"]), dealer=_dealer(data["dealer"]),
+    _check_keys(data, KEYS, "replay", OPTIONAL_KEYS)
+    rules = _rules(data["rules"])
+    replay = Replay(rules=rules, deck=_deck(data["deck"]), dealer=_dealer(data["dealer"]),
                     actions=_actions(data["actions"]), outcome=engine.DEAD_OUTCOME, players=_players(data["players"]),
-                    hand_number=_hand_number(data["hand_number"]), scores=_scores(data["scores"]))
+                    hand_number=_hand_number(data["hand_number"]), scores=_scores(data["scores"]),
+                    seats=_seats(data.get("seats", list(TWO_SEATS)), rules))
     saved = data["outcome"]
     if not isinstance(saved, dict):
         raise ReplayError(f"'outcome' must be an object with keys {', '.join(OUTCOME_KEYS)}")
@@ -262,9 +277,9 @@ def from_dict(data) -> Replay:
     return dataclasses.replace(replay, outcome=outcome)
 
 
-def _check_keys(data: dict, expected: tuple[str, ...], what: str) -> None:
+def _check_keys(data: dict, expected: tuple[str, ...], what: str, optional: tuple[str, ...] = ()) -> None:
     unknown = sorted(set(data) - set(expected))
-    missing = [key for key in expected if key not in data]
+    missing = [key for key in expected if key not in data and key not in optional]
     if unknown:
         raise ReplayError(f"unknown {what} keys: {', '.join(unknown)}")
     if missing:
@@ -322,6 +337,14 @@ def _actions(data) -> tuple[int, ...]:
 def _players(data) -> tuple[str, str]:
     if not isinstance(data, list) or len(data) != 2 or not all(isinstance(name, str) for name in data):
         raise ReplayError(f"'players' must be the two players' names, P1 first, got {data!r}")
+    return data[0], data[1]
+
+
+def _seats(data, rules: Rules) -> tuple[int, int]:
+    """Two different table seats of ``rules.players`` (R49)."""
+    if (not isinstance(data, list) or len(data) != 2 or not all(_is_int(s) and 0 <= s < rules.players for s in data)
+            or data[0] == data[1]):
+        raise ReplayError(f"'seats' must be two different seats 0..{rules.players - 1}, got {data!r}")
     return data[0], data[1]
 
 

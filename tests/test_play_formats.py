@@ -1,0 +1,76 @@
+"""The terminal game with three players and four in two teams (gin_env.play_formats): the person plays their own
+hands, watches the hands they sit out (R50), sees the other table's result and the netting (R56), and every table's
+hand is saved as a replay with its format, number and seats."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import pytest
+from rich.console import Console
+
+from gin_env import actions, engine, play, replay
+from gin_env.play_formats import FormatTerminalGame
+
+
+def autopilot(game_ref: list):
+    """The person's input: any knock, else the last legal discard, else the first legal action (as commands)."""
+    def input_fn(prompt: str) -> str:
+        state = game_ref[0].table.state
+        legal = engine.legal_actions(state)
+        knocks = [a for a in legal if actions.is_knock(a)]
+        choice = knocks[0] if knocks else (legal[-1] if state.phase == engine.DISCARD else legal[0])
+        return play.command(choice)
+    return input_fn
+
+
+def run(players: int, seed: int, tmp_path, **kwargs) -> tuple[FormatTerminalGame, str]:
+    console = Console(file=io.StringIO(), width=200, color_system=None, highlight=False)
+    ref: list = []
+    game = FormatTerminalGame(players, "simple", input_fn=autopilot(ref), console=console, seed=seed,
+                              save_replays=tmp_path, **kwargs)
+    ref.append(game)
+    game.run()
+    return game, console.file.getvalue()
+
+
+def test_three_players_watch_the_hands_sat_out_and_save_every_hand(tmp_path):
+    game, text = run(3, 3, tmp_path)
+    g = game.table.game
+    assert g.over and "Final totals with the end-of-game bonuses (R53)" in text
+    sat_out = [h for h in g.history if h.dealer == 0]
+    assert sat_out and text.count("You sit this hand out and watch.") == len(sat_out)
+    files = sorted(os.listdir(tmp_path))
+    assert len(files) == len(g.history)
+    for number, (name, hand) in enumerate(zip(files, g.history), 1):
+        saved = replay.load(tmp_path / name)
+        assert saved.rules.players == 3 and saved.hand_number == number and saved.seats == hand.seats
+        assert saved.outcome == hand.outcome
+
+
+def test_four_players_see_the_other_tables_result_and_the_netting(tmp_path):
+    game, text = run(4, 3, tmp_path, partner="expert")
+    g = game.table.game
+    assert g.over and "Final totals with the end-of-game bonuses (R57)" in text
+    for deal in g.history:
+        assert f"Deal {deal.number}: your table {deal.outcomes[0].player_points(0):+d}, the other table " \
+               f"{deal.outcomes[1].player_points(0):+d} for your team" in text
+    assert text.count("At the other table") == len(g.history)
+    # The other table's moves are never shown: only seats at the person's table act in the transcript.
+    assert "partner expert draws" not in text and "partner expert discards" not in text
+    files = sorted(os.listdir(tmp_path))
+    assert len(files) == 2 * len(g.history)
+    saved = replay.load(tmp_path / files[1])
+    assert saved.rules.players == 4 and saved.hand_number == 1 and saved.seats == (2, 3)
+    assert saved.outcome == g.history[0].outcomes[1]
+
+
+def test_the_command_line_takes_players_and_partner(monkeypatch, capsys):
+    with pytest.raises(SystemExit):
+        play.main(["--players", "3", "--partner", "expert"])
+    assert "--partner is for --players 4" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert play.main(["--players", "4", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "4 players" in out and "left the game" in out
