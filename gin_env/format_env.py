@@ -12,7 +12,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from gin_env import agents, engine
+from gin_env import actions, agents, engine
 from gin_env.actions import N_ACTIONS
 from gin_env.format_table import make_table, resolve_format
 from gin_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, PlayerView, encode
@@ -267,8 +267,9 @@ class FormatEnv(AtTable, gym.Env):
         return points, info
 
     def _illegal(self, action: int, mask: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
-        legal = ", ".join(str(a) for a in np.flatnonzero(mask)) or "none"
-        message = f"illegal action {action}: legal actions are {legal}"
+        legal = ", ".join(actions.name(int(a)) for a in np.flatnonzero(mask)) or "none"
+        shown = actions.name(action) if 0 <= action < N_ACTIONS else f"{action} (not an action id 0..{N_ACTIONS - 1})"
+        message = f"illegal action {shown}: legal actions are {legal}"
         if self.illegal_action == "raise":
             raise engine.IllegalActionError(message)
         self._done = True
