@@ -10,7 +10,7 @@ import pytest
 
 from gin_env import actions
 from gin_env.evaluation import cli
-from gin_env.evaluation.formats import evaluate_format, play_tables
+from gin_env.evaluation.formats import evaluate_format, play_lineups
 from gin_env.rules import Rules
 
 
@@ -37,7 +37,7 @@ def same_agent(k: int) -> list[str]:
 def test_three_player_rotations_share_the_deal_sequence():
     """The same deterministic agent in all three seats under three names: each plays every seat once per game on
     the same deals, so the three get exactly the same numbers (R50-R53)."""
-    (played,) = play_tables(same_agent(3), Rules(players=3), 4, seed=2, progress=False)
+    (played,) = play_lineups(same_agent(3), Rules(players=3), 4, seed=2, progress=False)
     numbers = played["numbers"]                       # (games, rotations, sides, 3)
     per_side = numbers.sum(axis=1)
     assert np.array_equal(per_side[:, 0], per_side[:, 1]) and np.array_equal(per_side[:, 0], per_side[:, 2])
@@ -49,13 +49,13 @@ def test_four_player_duplicate_swaps_the_teams_seats_on_the_same_deals():
     in the two seatings, so both teams win as often (an abandoned game, R19a, is nobody's) and net 0 per deal
     (R54-R57)."""
     report = evaluate_format(same_agent(2), Rules(players=4), "matches", 4, seed=3)
-    a, b = report["tables"][0]["results"]
+    a, b = report["lineups"][0]["results"]
     assert a["win_rate"] == b["win_rate"] > 0 and a["points_per_deal"] == b["points_per_deal"] == 0.0
 
 
 def test_report_numbers_and_intervals():
     report = evaluate_format(["simple", "random", "expert"], Rules(players=3), "deals", 6, seed=1)
-    (t,) = report["tables"]
+    (t,) = report["lineups"]
     assert t["sides"] == ["simple", "random", "expert"] and t["rotations"] == 3
     assert sum(r["points_per_deal"] * r["deals"] for r in t["results"]) == pytest.approx(0)
     for r in t["results"]:
@@ -82,5 +82,5 @@ def test_cli_writes_the_table_json_and_plot(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert code == 0 and "simple+simple" in printed and f"wrote {out}" in printed and f"wrote {png}" in printed
     report = json.loads(out.read_text())
-    assert report["players"] == 4 and report["tables"][0]["sides"] == ["simple+simple", "random+random"]
+    assert report["players"] == 4 and report["lineups"][0]["sides"] == ["simple+simple", "random+random"]
     assert png.read_bytes()[:4] == b"\x89PNG"

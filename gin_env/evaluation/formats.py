@@ -54,10 +54,10 @@ def play_format_game(rules: Rules, seat_agents, seed: int, game: int, rotation: 
     return {"winner": g.winner, "points": points, "deals": len(g.history), "abandoned": g.abandoned}
 
 
-def play_tables(names: list[str], rules: Rules, n: int, seed: int, progress: bool = True) -> list[dict]:
-    """Every table (three players: each combination of three agents, in all rotations) or team pairing (four
-    players: each pair, both seatings) over ``n`` games; per table, its sides and ``(n, rotations, sides, 3)``
-    numbers (``WON``, ``POINTS``, ``DEALS``)."""
+def play_lineups(names: list[str], rules: Rules, n: int, seed: int, progress: bool = True) -> list[dict]:
+    """Every lineup (three players: each combination of three agents, in all rotations; four players: each pair as
+    two teams, both seatings) over ``n`` games; per lineup, its sides and ``(n, rotations, sides, 3)`` numbers
+    (``WON``, ``POINTS``, ``DEALS``)."""
     loaded = {name: agents.load(name) for name in names}
     if rules.players == 3:
         lineups = list(itertools.combinations(names, 3))
@@ -123,30 +123,30 @@ def evaluate_format(names: list[str], rules: Rules, mode: str, n: int, seed: int
     if len(names) < need or len(set(names)) != len(names):
         raise ValueError(f"give at least {need} distinct agents for players={players}, got {names}")
     game_rules = rules.replace(target=None) if mode == "deals" else rules
-    tables = []
-    for played in play_tables(names, game_rules, n, seed, progress):
+    lineups = []
+    for played in play_lineups(names, game_rules, n, seed, progress):
         sides = played["sides"]
         label = sides if players == 3 else [f"{name}+{name}" for name in sides]
         results = [{"side": label[i], **side_stats(played["numbers"], i)} for i in range(len(sides))]
-        tables.append({"sides": label, "games": n, "rotations": played["numbers"].shape[1], "results": results})
-    return {"rules": rules.name, "players": players, "mode": mode, "seed": seed, "agents": names, "tables": tables}
+        lineups.append({"sides": label, "games": n, "rotations": played["numbers"].shape[1], "results": results})
+    return {"rules": rules.name, "players": players, "mode": mode, "seed": seed, "agents": names, "lineups": lineups}
 
 
 def table(report: dict) -> str:
     """The report as a plain-text table."""
     what = "tables of three, all three rotations" if report["players"] == 3 else "teams, both seatings"
-    first = report["tables"][0]
+    first = report["lineups"][0]
     lines = [f"{report['rules']} rules, {report['players']} players, {first['games']} {report['mode']} per "
-             f"{'table' if report['players'] == 3 else 'pairing'} ({what}), seed {report['seed']}", ""]
-    width = max(len(r["side"]) for t in report["tables"] for r in t["results"])
-    header = f"{'table':<5}  {'agent' if report['players'] == 3 else 'team':<{width}}  {'deals':>6}  " \
+             f"lineup ({what}), seed {report['seed']}", ""]
+    width = max(len(r["side"]) for t in report["lineups"] for r in t["results"])
+    header = f"{'lineup':<6}  {'agent' if report['players'] == 3 else 'team':<{width}}  {'deals':>6}  " \
              f"{'game win rate':>22}  {'points/deal':>16}"
     lines += [header, "-" * len(header)]
-    for number, t in enumerate(report["tables"], 1):
+    for number, t in enumerate(report["lineups"], 1):
         for r in t["results"]:
             lo, hi = r["win_rate_ci95"]
             plo, phi = r["points_per_deal_ci95"]
-            lines.append(f"{number:<5}  {r['side']:<{width}}  {r['deals']:>6}  "
+            lines.append(f"{number:<6}  {r['side']:<{width}}  {r['deals']:>6}  "
                          f"{100 * r['win_rate']:5.1f}% [{100 * lo:4.1f}, {100 * hi:4.1f}]  "
                          f"{r['points_per_deal']:+6.2f} ± {(phi - plo) / 2:5.2f}")
     return "\n".join(lines)
@@ -156,7 +156,7 @@ def plot(report: dict, path: str) -> None:
     """A PNG of each agent's (team's) game win rate and points per deal, with their 95% intervals."""
     require("matplotlib", "--plot").use("Agg")
     plt = require("matplotlib.pyplot", "--plot")
-    rows = [(f"table {i}: {r['side']}", r) for i, t in enumerate(report["tables"], 1) for r in t["results"]]
+    rows = [(f"lineup {i}: {r['side']}", r) for i, t in enumerate(report["lineups"], 1) for r in t["results"]]
     y = np.arange(len(rows))
     fig, (rates, points) = plt.subplots(1, 2, figsize=(11, 1.4 + 0.5 * len(rows)), sharey=True)
     for axis, key, colour in ((rates, "win_rate", "tab:blue"), (points, "points_per_deal", "tab:purple")):
@@ -169,7 +169,7 @@ def plot(report: dict, path: str) -> None:
     points.set_xlabel("points per deal (95% interval)")
     rates.set_yticks(y, [label for label, _ in rows])
     rates.invert_yaxis()
-    fig.suptitle(f"{report['rules']} rules, {report['players']} players, {report['tables'][0]['games']} "
+    fig.suptitle(f"{report['rules']} rules, {report['players']} players, {report['lineups'][0]['games']} "
                  f"{report['mode']}, seed {report['seed']}")
     fig.tight_layout()
     temporary = f"{path}.{os.getpid()}.tmp"
