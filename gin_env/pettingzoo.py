@@ -67,7 +67,7 @@ class GinRummyAEC(AtTable, AECEnv):
     result (R56) to both partners and its negative to both opponents; in a room, the seat's points to every member.
     With ``episode="match"`` the step that ends the game also pays the end-of-game bonuses (R41-R43, R53, R57): a
     seat's (team's) bonus less the others' (less their mean with three players), so that every game is zero-sum.
-    Both agents terminate when the episode ends; an illegal action raises ``gin_env.engine.IllegalActionError`` (a
+    Every agent terminates when the episode ends; an illegal action raises ``gin_env.engine.IllegalActionError`` (a
     ``ValueError``), and an action that is not one integer raises ``TypeError`` (``ValueError`` for an array of
     another shape), as in ``GinRummy-v0``. A four-player deal's two tables take actions alternately (the one with
     fewer actions in the deal next, table 0 of seat 0 on a tie; the one still in play finishes alone), so

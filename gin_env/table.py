@@ -7,15 +7,10 @@ ends the game), the outcome and match dicts of ``info``, the ansi text, and the 
 share. ``GinRummyEnv`` (one learner, the opponent inside ``step``) and the PettingZoo env (one agent per seat) are
 thin adapters over :class:`Table`; ``batch_table`` is its batched twin for the vector env.
 
-How the formats of docs/rules.md section 15 slot in (every hand stays a two-player engine hand): today a seat is a
-player of the engine's one hand. Three players (R50-R53: the dealer sits out, the loser deals) are a new case of
-``match``, which says which two seats play each hand; the table maps the hand's two players to those seats in
-:attr:`Table.current`, :meth:`Table.view` and :meth:`Table.points` (one mapping, in this class) and keeps scores per
-seat. Four players in two teams (R54-R57) hold two hands per deal, each with its pair of seats, played at once: the
-same mapping per hand, seats' rewards netted per team by ``match``. Rooms (R58-R59) keep two seats and give each an
-ordered list of members who take its turns: the table says which member of the seat acts (an adapter's agent name),
-and every member of a seat sees the seat's view. Rewards, infos and text follow from the mapping, so every adapter
-gains each format at once.
+The formats of docs/rules.md section 15 (three players, four players in two teams, rooms) are ``format_table``'s
+tables, with the agents' interface of :class:`Table` (``n_agents``, ``actor``, ``agent_view``, ``agent_points``,
+``agent_info``): every hand stays a two-player engine hand, and the adapters play every format through that one
+interface.
 """
 
 from __future__ import annotations
