@@ -100,10 +100,10 @@ def _main_format(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog
     return _write_outputs(result, args, prog, formats.plot)
 
 
-def _write_outputs(result: dict, args: argparse.Namespace, prog: str, plot=report.plot) -> int:
+def _write_outputs(result: dict, args: argparse.Namespace, prog: str, plot=None) -> int:
     """Write the JSON and the plot asked for, announcing each; a failure is one line, and the other still goes."""
     code = 0
-    for path, write in ((args.json, report.write_json), (args.plot, plot)):
+    for path, write in ((args.json, report.write_json), (args.plot, plot or report.plot)):
         if path is None:
             continue
         try:
