@@ -35,10 +35,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gin_env import cards, engine, solver
+from gin_env import cards, engine
 from gin_env.actions import N_ACTIONS
 from gin_env.cards import NO_CARD
 from gin_env.rules import STOCK_AFTER_DEAL, Rules
+from gin_env.solver.kernels import deadwood_of_mask, discard_phase_of_mask
 from gin_env.taken_card import kept_card
 
 N_PHASES = len(engine.PHASE_NAMES)
@@ -146,9 +147,9 @@ def own_deadwood(state: engine.HandState, player: int) -> int:
     player may discard (R8, R16), since an 11-card holding must shed one card before it is ever scored."""
     hand = state.hands[player]
     if hand.bit_count() <= engine.HAND_SIZE:
-        return solver.deadwood(hand)
+        return deadwood_of_mask(hand)
     taken = state.taken if player == state.current else NO_CARD
-    return solver.best_allowed_discard_deadwood(hand, kept_card(state.rules.discard_taken_card, taken))
+    return discard_phase_of_mask(hand, kept_card(state.rules.discard_taken_card, taken), state.knock_limit)[0]
 
 
 def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0)) -> PlayerView:

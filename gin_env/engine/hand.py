@@ -5,7 +5,7 @@ state; a knock's score is ``scoring``'s. States are frozen: :func:`step` returns
 one it was given, so an illegal action leaves the caller's state exactly as it was (R18).
 
 Players are 0 ("P1") and 1 ("P2"). Hands are int bitmasks (``cards.to_mask``). Exact deadwood comes from
-``solver``; this module only decides what those numbers allow.
+``solver``'s compiled one-hand kernels; this module only decides what those numbers allow.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gin_env import actions, cards, solver
+from gin_env import actions, cards
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
 from gin_env.cards import NO_CARD
 from gin_env.engine.scoring import score_knock
 from gin_env.rules import HAND_SIZE, Rules
+from gin_env.solver.kernels import deadwood_of_mask, discard_phase_of_mask
 from gin_env.taken_card import kept_card
 
 OFFER, DRAW, DISCARD, WALL, OVER = 0, 1, 2, 3, 4
@@ -193,21 +194,12 @@ def stock_size(state: HandState) -> int:
 # Legal actions
 # ---------------------------------------------------------------------------------------------------------------
 
-def _is_big_gin(rules: Rules, hand11: int, least_after_discard: int) -> bool:
-    """R24. Every all-melded 11-card holding has a meld of 4+ that can shed a card and stay gin (E6), so a
-    minimum of 0 over the discards (``least_after_discard``) is necessary; only then is the 11-card solve worth
-    doing."""
-    return rules.big_gin_bonus is not None and least_after_discard == 0 and solver.deadwood(hand11) == 0
-
-
 def _wall_take_can_end(state: HandState) -> bool:
     """R38: taking the top discard at the wall is legal only if it allows a knock or big gin at once."""
     top = state.pile[-1]
-    hand11 = state.hands[state.current] | (1 << top)
-    dws = solver.discard_deadwoods(hand11)
-    blocked = kept_card(state.rules.discard_taken_card, top)
-    return (any(dw <= state.knock_limit for c, dw in dws.items() if c != blocked)
-            or _is_big_gin(state.rules, hand11, min(dws.values())))
+    _, _, knock_cards, all_melded = discard_phase_of_mask(
+        state.hands[state.current] | (1 << top), kept_card(state.rules.discard_taken_card, top), state.knock_limit)
+    return knock_cards != 0 or (state.rules.big_gin_bonus is not None and all_melded)
 
 
 def legal_mask(state: HandState) -> np.ndarray:
@@ -229,21 +221,14 @@ def legal_mask(state: HandState) -> np.ndarray:
 
 def _discard_phase_mask(state: HandState) -> np.ndarray:
     """R16, R20, R24 as the bits of one int (discards at DISCARD_BASE + c, knocks at KNOCK_BASE + c), unpacked in
-    one numpy call; the per-card knock test runs only when the best discard is within the limit."""
+    one numpy call; the discard phase's answers come from one compiled solve of the 11 cards."""
     hand = state.hands[state.current]
-    dws = solver._discard_deadwoods_mask(hand)
     blocked = kept_card(state.rules.discard_taken_card, state.taken)
+    _, _, knock_cards, all_melded = discard_phase_of_mask(hand, blocked, state.knock_limit)
     movable = hand & ~(1 << blocked) if blocked != NO_CARD else hand
-    bits = 0 if state.must_knock else movable << DISCARD_BASE
-    limit = state.knock_limit
-    least = min(dws.values())
-    if least <= limit:
-        knockable = 0
-        for c, dw in dws.items():
-            if dw <= limit:
-                knockable |= 1 << c
-        bits |= (knockable & movable) << KNOCK_BASE
-    if _is_big_gin(state.rules, hand, least):
+    # The solve already leaves the blocked card out of the knock cards.
+    bits = knock_cards << KNOCK_BASE if state.must_knock else movable << DISCARD_BASE | knock_cards << KNOCK_BASE
+    if all_melded and state.rules.big_gin_bonus is not None:
         bits |= 1 << BIG_GIN
     return np.unpackbits(np.frombuffer(bits.to_bytes(_ACTION_BYTES, "little"), dtype=np.uint8), count=N_ACTIONS,
                          bitorder="little").view(bool)
@@ -360,7 +345,7 @@ def _step_discard_phase(state: HandState, action: int) -> HandState:
     """R16: with 11 cards, discard, knock (R20) or declare big gin (R24)."""
     hand = state.hands[state.current]
     if action == BIG_GIN:
-        if state.rules.big_gin_bonus is not None and solver.deadwood(hand) == 0:
+        if state.rules.big_gin_bonus is not None and deadwood_of_mask(hand) == 0:
             return _end_by_knock(state, hand, NO_CARD)
         raise _illegal(state, action)
     if actions.is_discard(action) or actions.is_knock(action):
@@ -370,7 +355,7 @@ def _step_discard_phase(state: HandState, action: int) -> HandState:
             if actions.is_discard(action):
                 if not state.must_knock:
                     return _discard(state, c)
-            elif solver.deadwood(hand ^ bit) <= state.knock_limit:
+            elif deadwood_of_mask(hand ^ bit) <= state.knock_limit:
                 return _end_by_knock(state, hand ^ bit, c)
     raise _illegal(state, action)
 

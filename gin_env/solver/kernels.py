@@ -241,6 +241,25 @@ def discard_phase_of(mask, kept, limit, slots, per_card):
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# One holding from Python (the scalar engine's hot path: a call costs about a tenth of the pure-Python solve)
+# ---------------------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def deadwood_of_mask(mask):
+    """Exact least deadwood (R7) of the holding ``mask``, an int card mask."""
+    slots, _ = scratch()
+    return deadwood_of(np.uint64(mask), slots)
+
+
+@njit(cache=True)
+def discard_phase_of_mask(mask, kept, limit):
+    """``discard_phase_of`` for one int card mask of 11 cards: (least deadwood after an allowed discard, the cards
+    reaching it, the knock cards within ``limit``, all 11 melded). ``kept``: R16's card, -1 for none."""
+    slots, per_card = scratch()
+    return discard_phase_of(np.uint64(mask), kept, limit, slots, per_card)
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # Loops over arrays of card masks (the batched solver functions of ``solver``)
 # ---------------------------------------------------------------------------------------------------------------
 
