@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from gin_env import cards, engine
 from gin_env.actions import N_ACTIONS
@@ -66,16 +67,23 @@ def _build_layout() -> dict[str, slice]:
 
 OBS_LAYOUT: dict[str, slice] = _build_layout()
 OBS_SIZE = OBS_LAYOUT["scores"].stop
-#: Entries up to here are 0/1 flags, built as the bits of one Python int and expanded in a single numpy call.
+#: Entries up to here are 0/1 flags (the planes, the phase one-hot and the dealer flag); the scalars follow.
 N_BIT_ENTRIES = OBS_LAYOUT["is_dealer"].stop
-#: Bytes of that int: enough for the whole observation, so the expansion is long enough to take the scalars too.
-_BIT_BYTES = (OBS_SIZE + 7) // 8
-#: _BYTE_BITS[b]: the 8 bits of byte b, least significant first, as float32.
-_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
-_TOP_SHIFT, _PILE_SHIFT, _KNOWN_SHIFT, _DISCARDS_SHIFT, _DECLINED_SHIFT, _UNSEEN_SHIFT = (
-    OBS_LAYOUT[name].start for name in PLANES[1:])
-_PHASE_BIT = OBS_LAYOUT["phase"].start
-_DEALER_BIT = OBS_LAYOUT["is_dealer"].start
+_PHASE_AT = OBS_LAYOUT["phase"].start
+_DEALER_AT = OBS_LAYOUT["is_dealer"].start
+_STOCK_AT = OBS_LAYOUT["stock_size"].start
+_KNOCK_LIMIT_AT = OBS_LAYOUT["knock_limit"].start
+_DEADWOOD_AT = OBS_LAYOUT["deadwood"].start
+_SCORES_AT = OBS_LAYOUT["scores"].start
+#: ``write_encoding`` relies on this order: the planes end to end from entry 0, then the phase, the dealer flag and
+#: the scalars, each right after the other.
+assert [OBS_LAYOUT[name].start for name in PLANES] == list(range(0, len(PLANES) * cards.N_CARDS, cards.N_CARDS))
+assert _PHASE_AT == len(PLANES) * cards.N_CARDS and _DEALER_AT - _PHASE_AT >= 4
+assert _STOCK_AT == _DEALER_AT + 1 and _KNOCK_LIMIT_AT == _STOCK_AT + 1 and _DEADWOOD_AT == _KNOCK_LIMIT_AT + 1
+assert _SCORES_AT == _DEADWOOD_AT + 1
+#: _BYTE_ENTRIES[b]: the 8 bits of byte b, least significant first, as float32 entries.
+_BYTE_ENTRIES = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
+_BYTE = np.uint64(0xFF)
 
 #: Per-entry bounds of the encoding, for the observation space.
 OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
@@ -181,16 +189,54 @@ def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0))
 
 def encode(v: PlayerView) -> np.ndarray:
     """The flat ``(OBS_SIZE,)`` float32 encoding of a view (layout: ``OBS_LAYOUT``)."""
+    out = np.empty(OBS_SIZE, dtype=np.float32)
     top = 1 << v.top_discard if v.top_discard != engine.NO_CARD else 0
-    # All 0/1 entries as the bits of one int: one numpy call for them all instead of one per plane.
-    bits = (v.hand | top << _TOP_SHIFT | v.pile_rest << _PILE_SHIFT | v.opponent_known << _KNOWN_SHIFT
-            | v.opponent_discards << _DISCARDS_SHIFT | v.opponent_declined << _DECLINED_SHIFT
-            | v.unseen << _UNSEEN_SHIFT | 1 << (_PHASE_BIT + v.phase) | v.is_dealer << _DEALER_BIT)
-    # One table row (8 floats) per byte of the bits: a single numpy gather yields the 0/1 entries as float32.
-    out = _BYTE_BITS.take(np.frombuffer(bits.to_bytes(_BIT_BYTES, "little"), dtype=np.uint8), axis=0).reshape(-1)
     target = v.target
     own, opp = (min(v.scores[0] / target, 1.0), min(v.scores[1] / target, 1.0)) if target else (0.0, 0.0)
-    # The scalars overwrite zero bits past N_BIT_ENTRIES.
-    out[N_BIT_ENTRIES:OBS_SIZE] = (v.stock_size / STOCK_AFTER_DEAL, v.knock_limit / KNOCK_LIMIT_SCALE,
-                                   v.deadwood / DEADWOOD_SCALE, own, opp)
-    return out[:OBS_SIZE]
+    _encode_view(out, v.hand, top, v.pile_rest, v.opponent_known, v.opponent_discards, v.opponent_declined,
+                 v.unseen, v.phase, v.is_dealer, v.stock_size, v.knock_limit, v.deadwood, own, opp)
+    return out
+
+
+@njit(cache=True)
+def _encode_view(out, hand, top, pile_rest, opponent_known, opponent_discards, opponent_declined, unseen, phase,
+                 is_dealer, stock_size, knock_limit, deadwood, own_score, opponent_score):
+    """``write_encoding`` from Python: card masks come as ints, each below 2**52."""
+    write_encoding(out, np.uint64(hand), np.uint64(top), np.uint64(pile_rest), np.uint64(opponent_known),
+                   np.uint64(opponent_discards), np.uint64(opponent_declined), np.uint64(unseen), phase, is_dealer,
+                   stock_size, knock_limit, deadwood, own_score, opponent_score)
+
+
+@njit(cache=True, inline="always")
+def write_encoding(out, hand, top, pile_rest, opponent_known, opponent_discards, opponent_declined, unseen, phase,
+                   is_dealer, stock_size, knock_limit, deadwood, own_score, opponent_score):
+    """Write one observation into the float32 row ``out`` (``OBS_SIZE`` entries), entry for entry as ``OBS_LAYOUT``
+    lays it out: the planes from uint64 card masks (``top``: the top discard's bit, 0 for none), then the phase
+    one-hot, the dealer flag and the scalars (``own_score``, ``opponent_score``: already over the target, capped at
+    1). The one encoder of both the scalar and the batched observation."""
+    _plane(out, 0 * cards.N_CARDS, hand)
+    _plane(out, 1 * cards.N_CARDS, top)
+    _plane(out, 2 * cards.N_CARDS, pile_rest)
+    _plane(out, 3 * cards.N_CARDS, opponent_known)
+    _plane(out, 4 * cards.N_CARDS, opponent_discards)
+    _plane(out, 5 * cards.N_CARDS, opponent_declined)
+    _plane(out, 6 * cards.N_CARDS, unseen)
+    for j in range(_PHASE_AT, _DEALER_AT):
+        out[j] = 0.0
+    out[_PHASE_AT + phase] = 1.0
+    out[_DEALER_AT] = 1.0 if is_dealer else 0.0
+    out[_STOCK_AT] = stock_size / STOCK_AFTER_DEAL
+    out[_KNOCK_LIMIT_AT] = knock_limit / KNOCK_LIMIT_SCALE
+    out[_DEADWOOD_AT] = deadwood / DEADWOOD_SCALE
+    out[_SCORES_AT] = own_score
+    out[_SCORES_AT + 1] = opponent_score
+
+
+@njit(cache=True, inline="always")
+def _plane(out, start, mask):
+    """Write the 52 bits of ``mask`` from ``out[start]``, a byte (8 entries) at a time. The last byte writes 4
+    entries past the plane, which the caller overwrites next: planes go in layout order, then the phase entries."""
+    for byte in range(0, cards.N_CARDS, 8):
+        entries = _BYTE_ENTRIES[(mask >> np.uint64(byte)) & _BYTE]
+        for j in range(8):
+            out[start + byte + j] = entries[j]
