@@ -210,10 +210,10 @@ def legal_mask(state: HandState) -> np.ndarray:
     if phase == DRAW:
         # A turn never starts at the wall (R37), so DRAW_STOCK is always legal here.
         return (_DRAW_ONLY_MASK if state.both_passed or not state.pile else _DRAW_OR_TAKE_MASK).copy()
-    mask = np.zeros(N_ACTIONS, dtype=bool)
     if phase == DISCARD:
         return _discard_phase_mask(state)
-    elif phase == WALL:
+    mask = np.zeros(N_ACTIONS, dtype=bool)
+    if phase == WALL:
         mask[PASS] = True
         mask[TAKE_DISCARD] = _wall_take_can_end(state)
     return mask
@@ -221,7 +221,7 @@ def legal_mask(state: HandState) -> np.ndarray:
 
 def _discard_phase_mask(state: HandState) -> np.ndarray:
     """R16, R20, R24 as the bits of one int (discards at DISCARD_BASE + c, knocks at KNOCK_BASE + c), unpacked in
-    one numpy call; the discard phase's answers come from one compiled solve of the 11 cards."""
+    one compiled call; the discard phase's answers come from one compiled solve of the 11 cards."""
     hand = state.hands[state.current]
     blocked = kept_card(state.rules.discard_taken_card, state.taken)
     _, _, knock_cards, all_melded = discard_phase_of_mask(hand, blocked, state.knock_limit)
@@ -230,11 +230,7 @@ def _discard_phase_mask(state: HandState) -> np.ndarray:
     bits = knock_cards << KNOCK_BASE if state.must_knock else movable << DISCARD_BASE | knock_cards << KNOCK_BASE
     if all_melded and state.rules.big_gin_bonus is not None:
         bits |= 1 << BIG_GIN
-    return np.unpackbits(np.frombuffer(bits.to_bytes(_ACTION_BYTES, "little"), dtype=np.uint8), count=N_ACTIONS,
-                         bitorder="little").view(bool)
-
-
-_ACTION_BYTES = (N_ACTIONS + 7) // 8
+    return actions.mask_of_bits(bits)
 
 
 def _constant_mask(*legal: int) -> np.ndarray:
