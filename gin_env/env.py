@@ -302,12 +302,13 @@ class GinRummyEnv(AtTable, gym.Env):
         # An agent that reads only the legal actions gets them without a view, whose deadwood solve and planes it
         # would throw away.
         act_on_mask = getattr(self.opponent, "act_on_mask", None)
-        while not self.table.over and self.table.current == opponent:
+        table = self.table
+        while not table.over and (state := table.state).current == opponent:
             if act_on_mask is None:
-                mask = (v := self.table.view(opponent)).legal_mask
+                mask = (v := table.view(opponent)).legal_mask
                 action = self.opponent.act(v, self._opponent_rng)
             else:
-                mask = engine.legal_mask(self.state)
+                mask = engine.legal_mask(state)
                 action = act_on_mask(mask, self._opponent_rng)
             try:
                 a = action_id(action)

@@ -86,6 +86,8 @@ def action_id(action) -> int:
     """One action as an int id: a python or numpy integer, or a 0-d integer array. The rule every env shares: a
     float (even 1.0), NaN, a string, a bool or anything else raises ``TypeError``, an array of another shape
     ``ValueError``; an integer that is out of range or not legal is an illegal action, which the env handles."""
+    if type(action) is int:  # the common case, on every step of every env: answered before the checks
+        return action
     if isinstance(action, np.ndarray):
         if action.shape != ():
             raise ValueError(f"an action must be one integer, got an array of shape {action.shape}")

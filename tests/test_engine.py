@@ -211,6 +211,30 @@ def test_r18_no_action_after_the_hand_is_over():
         engine.step(state, actions.DRAW_STOCK)
 
 
+def test_every_state_a_step_returns_is_a_frozen_hand_state_equal_to_the_constructors():
+    """The steps build their states through a cheaper path than ``HandState(...)``; what comes out must be the same
+    thing: exactly a HandState, frozen, equal and hashing alike to one built by the constructor."""
+    rng = np.random.default_rng(41)
+    state = engine.new_hand(Rules.preset("standard"), rng)
+    while state.phase != engine.OVER:
+        state = engine.step(state, int(rng.choice(engine.legal_actions(state))))
+        assert type(state) is engine.HandState
+        rebuilt = engine.HandState(*dataclass_fields(state))
+        assert state == rebuilt and hash(state) == hash(rebuilt)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            state.turns = 0
+
+
+def test_mask_of_bits_sets_exactly_the_actions_of_the_int():
+    """The int-to-mask step of every discard-phase legal mask, across both words it is split into."""
+    rng = np.random.default_rng(42)
+    for legal in ([], [0], [actions.N_ACTIONS - 1], [53, 54], list(range(actions.N_ACTIONS))) + tuple(
+            sorted(rng.choice(actions.N_ACTIONS, k, replace=False).tolist()) for k in (1, 7, 40)):
+        mask = actions.mask_of_bits(sum(1 << a for a in legal))
+        assert mask.dtype == bool and mask.shape == (actions.N_ACTIONS,)
+        assert np.flatnonzero(mask).tolist() == legal
+
+
 def dataclass_fields(state: engine.HandState) -> tuple:
     return tuple(getattr(state, name) for name in state.__slots__)
 

@@ -93,6 +93,29 @@ class HandState:
     returns: int = 0
 
 
+def _draft_class() -> type:
+    """A mutable twin of :class:`HandState`: the same fields in the same slots, set by a plain ``__init__``."""
+    fields = dataclasses.fields(HandState)
+    namespace = {"__annotations__": {f.name: f.type for f in fields},
+                 **{f.name: f.default for f in fields if f.default is not dataclasses.MISSING}}
+    draft = dataclass(slots=True)(type("_HandStateDraft", (), namespace))
+    assert draft.__slots__ == HandState.__slots__
+    return draft
+
+
+_DRAFT = _draft_class()
+
+
+def _new_state(*fields) -> HandState:
+    """``HandState(*fields)`` at about a quarter of the cost, for the steps that run on every action. The frozen
+    ``__init__`` sets each of the 20 fields through ``object.__setattr__``; here they are stored plainly into the
+    twin, which then takes HandState's class (the slots are the same, so Python allows the switch). The result is
+    an ordinary, frozen HandState."""
+    state = _DRAFT(*fields)
+    state.__class__ = HandState
+    return state
+
+
 class IllegalActionError(ValueError):
     """An action that the rules do not allow in this state (R18). The message names the action, the phase and
     the legal actions."""
@@ -293,11 +316,10 @@ def _take_pile(state: HandState, *, must_knock: bool, upcard_draws: int) -> Hand
     s = state
     p = s.current
     top = s.pile[-1]
-    # Positional construction: about twice as fast as dataclasses.replace on this hot path.
-    return HandState(s.rules, s.deck, _pair(s.hands, p, s.hands[p] | (1 << top)), s.stock_top, s.pile[:-1], s.dealer,
-                     p, DISCARD, top, s.both_passed, must_knock, s.initial_upcard, s.knock_limit, s.turns,
-                     _pair(s.known, p, s.known[p] | (1 << top)), s.discarded, s.declined, s.outcome, upcard_draws,
-                     s.returns)
+    return _new_state(s.rules, s.deck, _pair(s.hands, p, s.hands[p] | (1 << top)), s.stock_top, s.pile[:-1], s.dealer,
+                      p, DISCARD, top, s.both_passed, must_knock, s.initial_upcard, s.knock_limit, s.turns,
+                      _pair(s.known, p, s.known[p] | (1 << top)), s.discarded, s.declined, s.outcome, upcard_draws,
+                      s.returns)
 
 
 def _step_offer(state: HandState, action: int) -> HandState:
@@ -310,9 +332,9 @@ def _step_offer(state: HandState, action: int) -> HandState:
     p = s.current
     declined = _pair(s.declined, p, s.declined[p] | (1 << s.pile[-1]))
     both_passed = p == s.dealer
-    return HandState(s.rules, s.deck, s.hands, s.stock_top, s.pile, s.dealer, 1 - p, DRAW if both_passed else OFFER,
-                     s.taken, both_passed, s.must_knock, s.initial_upcard, s.knock_limit, s.turns, s.known,
-                     s.discarded, declined, s.outcome, s.upcard_draws, s.returns)
+    return _new_state(s.rules, s.deck, s.hands, s.stock_top, s.pile, s.dealer, 1 - p, DRAW if both_passed else OFFER,
+                      s.taken, both_passed, s.must_knock, s.initial_upcard, s.knock_limit, s.turns, s.known,
+                      s.discarded, declined, s.outcome, s.upcard_draws, s.returns)
 
 
 def _step_draw(state: HandState, action: int) -> HandState:
@@ -324,9 +346,9 @@ def _step_draw(state: HandState, action: int) -> HandState:
         if state.pile:
             declined = _pair(declined, p, declined[p] | (1 << state.pile[-1]))
         s = state
-        return HandState(s.rules, s.deck, _pair(s.hands, p, s.hands[p] | (1 << drawn)), s.stock_top + 1, s.pile,
-                         s.dealer, p, DISCARD, NO_CARD, False, s.must_knock, s.initial_upcard, s.knock_limit,
-                         s.turns, s.known, s.discarded, declined, s.outcome, s.upcard_draws, s.returns)
+        return _new_state(s.rules, s.deck, _pair(s.hands, p, s.hands[p] | (1 << drawn)), s.stock_top + 1, s.pile,
+                          s.dealer, p, DISCARD, NO_CARD, False, s.must_knock, s.initial_upcard, s.knock_limit,
+                          s.turns, s.known, s.discarded, declined, s.outcome, s.upcard_draws, s.returns)
     if action == TAKE_DISCARD and state.pile and not state.both_passed:
         draws = state.upcard_draws + 1
         limit = state.rules.max_upcard_draws
@@ -377,10 +399,10 @@ def _discard(state: HandState, c: int) -> HandState:
     else:
         phase = DRAW
     s = state
-    return HandState(s.rules, s.deck, _pair(s.hands, p, s.hands[p] ^ bit), s.stock_top, s.pile + (c,), s.dealer,
-                     1 - p, phase, NO_CARD, s.both_passed, s.must_knock, s.initial_upcard, s.knock_limit, turns,
-                     _pair(s.known, p, s.known[p] & ~bit), _pair(s.discarded, p, s.discarded[p] | bit), s.declined,
-                     None if phase != OVER else CAPPED_OUTCOME if capped else DEAD_OUTCOME, s.upcard_draws, returns)
+    return _new_state(s.rules, s.deck, _pair(s.hands, p, s.hands[p] ^ bit), s.stock_top, s.pile + (c,), s.dealer,
+                      1 - p, phase, NO_CARD, s.both_passed, s.must_knock, s.initial_upcard, s.knock_limit, turns,
+                      _pair(s.known, p, s.known[p] & ~bit), _pair(s.discarded, p, s.discarded[p] | bit), s.declined,
+                      None if phase != OVER else CAPPED_OUTCOME if capped else DEAD_OUTCOME, s.upcard_draws, returns)
 
 
 def _step_wall(state: HandState, action: int) -> HandState:
