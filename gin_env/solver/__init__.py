@@ -34,9 +34,7 @@ from gin_env.solver.batched import (
 )
 from gin_env.solver.laydown import Showdown, is_meld, optimal_arrangements, showdown
 from gin_env.solver.scalar import (
-    _discard_deadwoods_mask,
     arrangement,
-    best_allowed_discard_deadwood,
     best_discard_deadwood,
     deadwood,
     discard_deadwoods,
@@ -59,9 +57,8 @@ from gin_env.solver.tables import (
 __all__ = [
     "DROP_BEST_RANKS", "DROP_DEADWOOD", "DROP_GAIN", "MAX_OPTIONS", "NOT_HELD", "NO_DROP", "PACK_STRIDE",
     "RUN_CAPABLE", "RUN_DEADWOOD", "RUN_MOVE", "SUIT_BITS", "SUIT_MASK", "SUIT_PATTERNS", "DiscardPhase", "Showdown",
-    "_discard_deadwoods_mask", "arrangement", "best_allowed_discard_deadwood", "best_discard_deadwood",
-    "best_discard_deadwood_batch", "best_discards_of_masks", "card_bits", "deadwood", "deadwood_batch",
-    "deadwood_of_masks", "discard_deadwoods", "discard_deadwoods_batch", "discard_deadwoods_of_masks",
-    "discard_phase_of_masks", "hands_to_masks", "is_meld", "optimal_arrangements", "pack_masks", "showdown",
-    "showdown_of_masks",
+    "arrangement", "best_discard_deadwood", "best_discard_deadwood_batch", "best_discards_of_masks", "card_bits",
+    "deadwood", "deadwood_batch", "deadwood_of_masks", "discard_deadwoods", "discard_deadwoods_batch",
+    "discard_deadwoods_of_masks", "discard_phase_of_masks", "hands_to_masks", "is_meld", "optimal_arrangements",
+    "pack_masks", "showdown", "showdown_of_masks",
 ]

@@ -11,7 +11,6 @@ import functools
 import itertools
 
 from gin_env import cards
-from gin_env.cards import NO_CARD
 from gin_env.solver.tables import (
     NOT_HELD,
     RUN_CAPABLE,
@@ -106,13 +105,6 @@ def deadwood(hand) -> int:
 def discard_deadwoods(hand) -> dict[int, int]:
     """For each card of an 11-card holding, the exact deadwood of the other 10 (R8)."""
     return dict(_discard_deadwoods_mask(cards.to_mask(hand)))
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def best_allowed_discard_deadwood(mask: int, blocked: int = NO_CARD) -> int:
-    """Least deadwood after discarding any card of the int-mask holding but ``blocked`` (``taken_card.kept_card``,
-    R16; ``NO_CARD`` for none). Cached: the observation of every 11-card decision asks for it."""
-    return min(dw for c, dw in _discard_deadwoods_mask(mask).items() if c != blocked)
 
 
 def best_discard_deadwood(hand) -> int:
