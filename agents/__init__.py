@@ -14,8 +14,10 @@ alone may also have ``act_on_mask(legal_mask, rng) -> action``, the same choice 
 * ``ppo``: the MaskablePPO policy shipped with the package (``agents.ppo``, trained by ``train.py``).
 
 A path to a ``.zip`` saved by sb3-contrib's ``MaskablePPO`` loads as a :class:`agents.ppo.PPOAgent` (sb3-contrib is
-imported only then), and ``package.module:attr`` plugs in any strategy without editing this package: ``attr`` is an
-agent class (made with no arguments), an agent instance, or a function ``(view, rng) -> action``.
+imported only then), a path to a ``.pt`` policy file exported by ``train_rllib.py`` as a
+:class:`agents.torch_policy.TorchPolicyAgent` (torch only, no Ray), and ``package.module:attr`` plugs in any
+strategy without editing this package: ``attr`` is an agent class (made with no arguments), an agent instance, or
+a function ``(view, rng) -> action``.
 """
 
 from __future__ import annotations
@@ -104,25 +106,36 @@ def from_import_path(spec: str) -> Agent:
         raise ValueError(str(err)) from None
 
 
+#: File name endings that make :func:`load` read a name as a model file.
+MODEL_SUFFIXES = (".zip", ".pt")
+
+
 def names() -> list[str]:
     """Names :func:`load` accepts now."""
     return sorted(AGENTS)
 
 
-def _looks_like_path(name: str) -> bool:
-    return name.endswith(".zip") or os.sep in name or (os.altsep is not None and os.altsep in name)
+def is_path(name: str) -> bool:
+    """Whether :func:`load` reads ``name`` as a model file rather than an agent name or ``module:attr``."""
+    return name.endswith(MODEL_SUFFIXES) or os.sep in name or (os.altsep is not None and os.altsep in name)
 
 
 def load(name_or_path: str | os.PathLike) -> Agent:
-    """The agent called ``name_or_path`` (see :data:`AGENTS`), the MaskablePPO policy saved at that path, or the
-    agent named by ``module:attr`` (:func:`from_import_path`).
+    """The agent called ``name_or_path`` (see :data:`AGENTS`), the policy saved at that path (a MaskablePPO
+    ``.zip``, or a ``.pt`` policy file of ``train_rllib.py``), or the agent named by ``module:attr``
+    (:func:`from_import_path`).
 
-    Raises ``ValueError`` for an unknown name, a file that is not a MaskablePPO model or a ``module:attr`` that does
+    Raises ``ValueError`` for an unknown name, a file that is not a model of this env or a ``module:attr`` that does
     not import or is no agent, and ``FileNotFoundError`` for a missing model file."""
-    if isinstance(name_or_path, os.PathLike) or _looks_like_path(str(name_or_path)):
+    if isinstance(name_or_path, os.PathLike) or is_path(str(name_or_path)):
+        path = os.fspath(name_or_path)
+        if path.endswith(".pt"):
+            from gin_env.agents.torch_policy import load_policy
+
+            return load_policy(path)
         from gin_env.agents.ppo import load_model
 
-        return load_model(os.fspath(name_or_path))
+        return load_model(path)
     name = str(name_or_path)
     if name in AGENTS:
         module, cls = AGENTS[name].split(":")

@@ -51,14 +51,19 @@ class PPOAgent:
         with torch.no_grad():
             tensor, _ = self.policy.obs_to_tensor(obs)
             logits = self.policy.get_distribution(tensor, action_masks=masks).distribution.logits.cpu().numpy()
-        if not self.deterministic:
-            # Gumbel-max: argmax(logits + Gumbel noise) is a draw from softmax(logits), here with the caller's rng.
-            logits = logits + rng.gumbel(size=logits.shape)
-        # Masked entries hold a huge negative logit; the mask is applied again so no noise can ever lift one.
-        return np.where(masks, logits, -np.inf).argmax(axis=1)
+        return pick_actions(logits, masks, rng, self.deterministic)
 
     def __repr__(self) -> str:
         return f"PPOAgent({self.path!r}, deterministic={self.deterministic})"
+
+
+def pick_actions(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generator, deterministic: bool) -> np.ndarray:
+    """One legal action per row of ``logits``: the best one, or a draw from their softmax over the legal actions
+    with ``rng`` (Gumbel-max: argmax(logits + Gumbel noise) is such a draw)."""
+    if not deterministic:
+        logits = logits + rng.gumbel(size=logits.shape)
+    # Whatever a policy gives an illegal action (a huge negative logit, or any number), the mask decides.
+    return np.where(masks, logits, -np.inf).argmax(axis=1)
 
 
 def load_model(path: str, deterministic: bool = True) -> PPOAgent:

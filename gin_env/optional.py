@@ -25,6 +25,7 @@ EXTRAS = {
     "matplotlib": "evaluate",
     "moviepy": "video",
     "pyspiel": "openspiel",
+    "ray": "ray",
 }
 
 

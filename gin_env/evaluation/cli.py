@@ -10,6 +10,7 @@ import time
 
 from gin_env import agents, evaluation
 from gin_env.evaluation import formats, report
+from gin_env.evaluation.ray_tasks import LOCAL as LOCAL_RAY
 from gin_env.evaluation.tournament import evaluate
 from gin_env.optional import MissingExtra, require
 from gin_env.rules import PRESETS, Rules
@@ -38,6 +39,10 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
     out.add_argument("--replays", metavar="DIR", help="save every hand of every seating as a replay file in DIR")
     out.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                      help="worker processes (default: one per core); the numbers do not depend on it")
+    out.add_argument("--ray", nargs="?", const=LOCAL_RAY, metavar="ADDRESS",
+                     help="play the games as Ray tasks: on a new local Ray (with --workers CPUs) when no ADDRESS is "
+                          "given, else on the cluster at ADDRESS ('auto': the one this machine belongs to); the "
+                          "numbers are the same")
     out.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return out
 
@@ -65,7 +70,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                 report.check_output_file(path, option)
         if args.plot is not None:
             require("matplotlib", "--plot")
-        result = evaluate(args.agents, rules, mode, n, args.seed, workers, not args.no_progress, args.replays)
+        if args.ray is not None:
+            require("ray", "--ray")
+        result = evaluate(args.agents, rules, mode, n, args.seed, workers, not args.no_progress, args.replays,
+                          args.ray)
     except (ValueError, NotImplementedError, ImportError, OSError) as err:
         print(f"{options.prog}: error: {err}", file=sys.stderr)
         return 2
@@ -73,7 +81,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         print(f"{options.prog}: interrupted; no report written", file=sys.stderr)
         return INTERRUPTED
     print(report.table(result))
-    print(f"\n{time.perf_counter() - start:.1f} s with {workers} worker(s)")
+    where = f"Ray tasks ({args.ray})" if args.ray is not None else f"{workers} worker(s)"
+    print(f"\n{time.perf_counter() - start:.1f} s with {where}")
     if args.replays is not None:
         print(f"wrote the replays to {args.replays}")
     return _write_outputs(result, args, options.prog)

@@ -28,7 +28,7 @@ UNIT = {"deals": "deal", "matches": "match"}
 
 
 @functools.cache
-def _agent(name: str):
+def cached_agent(name: str):
     """One instance of each agent per process: agents act on the view alone and keep no state between games."""
     return agents.load(name)
 
@@ -62,7 +62,7 @@ def play_games(rules: Rules, a, b, seed: int, games: range, replays: str | None 
 
 def _play_chunk(task: Task) -> np.ndarray:
     """Play the task's games (a worker's unit of work)."""
-    return play_games(task.rules, _agent(task.a), _agent(task.b), task.seed, range(task.start, task.stop),
+    return play_games(task.rules, cached_agent(task.a), cached_agent(task.b), task.seed, range(task.start, task.stop),
                       task.replays, (task.a, task.b))
 
 
@@ -91,11 +91,12 @@ def _start_pool(workers: int):
 
 
 def play_pairs(names: list[str], rules: Rules, mode: str, n: int, seed: int, workers: int,
-               progress: bool = True, replays: str | None = None) -> dict[tuple[str, str], np.ndarray]:
+               progress: bool = True, replays: str | None = None,
+               ray_address: str | None = None) -> dict[tuple[str, str], np.ndarray]:
     """Every pair's ``(n, 2, N_COLUMNS)`` array of numbers per duplicate game and seating (see ``play_games``).
 
     Games are cut into chunks that any worker may play, and reassembled by game index, so the numbers do not
-    depend on ``workers``."""
+    depend on ``workers``, nor on whether the chunks run as Ray tasks (``ray_address``, see ``ray_tasks.connect``)."""
     pairs = list(itertools.combinations(names, 2))
     chunk = CHUNK[mode]
     tasks = [Task(a, b, rules, seed, start, min(start + chunk, n), replays)
@@ -104,7 +105,12 @@ def play_pairs(names: list[str], rules: Rules, mode: str, n: int, seed: int, wor
     tqdm = require("tqdm", "evaluation's progress bar").tqdm
     bar = tqdm(total=n * len(pairs), unit=UNIT[mode], desc="evaluating", disable=not progress, smoothing=0.1)
     with bar:
-        if workers > 1:
+        if ray_address is not None:
+            from gin_env.evaluation import ray_tasks
+
+            for task, block in ray_tasks.play_chunks(tasks, ray_address, workers):
+                _store(results, task, block, bar)
+        elif workers > 1:
             pool = _start_pool(workers)
             worker_pids = [process.pid for process in multiprocessing.active_children()]
             try:
@@ -127,21 +133,26 @@ def _store(results, task: Task, block: np.ndarray, bar) -> None:
 
 
 def evaluate(names: list[str], rules: Rules, mode: str, n: int, seed: int = 0, workers: int = 1,
-             progress: bool = False, replays: str | None = None) -> dict:
+             progress: bool = False, replays: str | None = None, ray_address: str | None = None) -> dict:
     """Round robin of ``names`` on ``n`` duplicate deals or matches; the report that ``--json`` writes. With
-    ``replays`` (a directory), every hand of every seating is also saved there as a replay file."""
+    ``replays`` (a directory), every hand of every seating is also saved there as a replay file. With
+    ``ray_address`` (``"local"``, ``"auto"`` or a cluster's address) the games run as Ray tasks, for the same
+    report."""
     if mode not in CHUNK:
         raise ValueError(f"mode must be 'deals' or 'matches', got {mode!r}")
     if n < 2:
         raise ValueError(f"the number of {mode} must be at least 2 (an interval needs two duplicate pairs), got {n}")
     if len(names) < 2 or len(set(names)) != len(names):
         raise ValueError(f"give at least two distinct agents, got {names}")
+    if replays is not None and ray_address is not None:
+        raise ValueError("replays cannot be saved from Ray tasks (each would write to its own machine's disk): "
+                         "run without --ray to save them")
     for name in names:
         agents.load(name)  # fail here, with the loader's message, before any process starts
     game_rules = rules.replace(target=None) if mode == "deals" else rules
     if replays is not None:
         check_replays(replays, names, game_rules, seed)
-    played = play_pairs(names, game_rules, mode, n, seed, workers, progress, replays)
+    played = play_pairs(names, game_rules, mode, n, seed, workers, progress, replays, ray_address)
     pairs = []
     for (a, b), games in played.items():
         pairs.append({"a": a, "b": b, mode: n, **pair_stats(games)})

@@ -56,14 +56,18 @@ class Args:
     progress: bool = field(default=True, metadata={"help": "show a progress bar (--no-progress hides it)"})
 
 
-def parse_args(argv: list[str] | None = None, prog: str | None = None) -> Args:
-    """:class:`Args` from the command line: one option per field, named after it with dashes."""
-    parser = argparse.ArgumentParser(prog=prog, description=training.__doc__.split("\n\n")[0],
+def parse_args(argv: list[str] | None = None, prog: str | None = None, options: type = Args,
+               description: str | None = None):
+    """An ``options`` dataclass (:class:`Args` by default) from the command line: one option per field, named after
+    it with dashes; ``description`` heads the help (by default the first paragraph of :mod:`gin_env.training`)."""
+    if description is None:
+        description = training.__doc__.split("\n\n")[0]
+    parser = argparse.ArgumentParser(prog=prog, description=description,
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    for f in dataclasses.fields(Args):
+    for f in dataclasses.fields(options):
         flag = "--" + f.name.replace("_", "-")
         if f.type == "bool":
             parser.add_argument(flag, default=f.default, action=argparse.BooleanOptionalAction, help=f.metadata["help"])
         else:
             parser.add_argument(flag, type=type(f.default), default=f.default, help=f.metadata["help"])
-    return Args(**vars(parser.parse_args(argv)))
+    return options(**vars(parser.parse_args(argv)))

@@ -1,0 +1,119 @@
+"""The tournament's chunks as Ray tasks (``evaluate --ray [ADDRESS]``), the optional ``ray`` extra.
+
+This module owns only the executor: the chunks, their seeds and the reassembly by game index are the tournament's
+(:func:`.tournament.play_pairs`), so a run on Ray gives the report of a local run, number for number. Ray schedules
+the tasks over the cluster's CPUs, moves the data and retries: every model file is put in the object store once and
+every task reads it from there (a worker writes it to its own disk once); results come back in completion order; a
+task that raises or whose worker dies is run again by Ray (``MAX_RETRIES``), and since a task returns its games
+instead of writing them anywhere, a retried chunk is counted once.
+
+Test hook: when the environment variable named by :data:`FAULT_VARIABLE` holds ``raise:PATH`` or ``exit:PATH``,
+the first task to create the file PATH (on its node) fails: it raises, or its worker process exits. Every other
+task, and the retried one, finds the file there and plays. Unset, the hook does nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterator
+
+import numpy as np
+
+from gin_env import agents
+from gin_env.evaluation.tournament import Task, cached_agent, play_games
+from gin_env.optional import require
+
+#: How many times Ray runs a failed task again (an exception, or its worker or node lost) before giving up.
+MAX_RETRIES = 3
+#: The fault-injection hook for tests (see the module docstring).
+FAULT_VARIABLE = "GIN_ENV_TEST_RAY_FAULT"
+#: Exit status of a worker that the hook ends.
+FAULT_EXIT_STATUS = 3
+#: Where a worker keeps the model files it received, named by their content.
+MODEL_CACHE = os.path.join(tempfile.gettempdir(), "gin-env-models")
+
+
+class InjectedFault(RuntimeError):
+    """The failure that the test hook raises in one task."""
+
+
+#: The address that starts a new Ray on this machine rather than joining a cluster.
+LOCAL = "local"
+
+
+def connect(address: str, cpus: int):
+    """The ``ray`` module, connected: to a new local Ray of ``cpus`` CPUs for :data:`LOCAL`, else to the cluster at
+    ``address`` (``"auto"``: the one started on this machine by ``ray start``). A process already connected stays
+    as it is (and on its Ray)."""
+    ray = require("ray", "evaluate --ray")
+    if not ray.is_initialized():
+        own = {"num_cpus": cpus} if address == LOCAL else {}
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, **own)
+    return ray
+
+
+def play_chunks(tasks: list[Task], address: str, cpus: int) -> Iterator[tuple[Task, np.ndarray]]:
+    """Play ``tasks`` as Ray tasks on the Ray at ``address`` (see :func:`connect`); yields ``(task, games)`` as each
+    finishes. Pending tasks are cancelled if the caller stops early (Ctrl-C)."""
+    ray = connect(address, cpus)
+    models = ray.put(_model_files(tasks))
+    fault = os.environ.get(FAULT_VARIABLE)
+    remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=True)(run_task)
+    pending = {remote.remote(task, models, fault): task for task in tasks}
+    try:
+        while pending:
+            (done,), _ = ray.wait(list(pending), num_returns=1)
+            yield pending.pop(done), ray.get(done)
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
+
+
+def _model_files(tasks: list[Task]) -> dict[str, tuple[str, bytes]]:
+    """Agent name -> (file name, content) of every agent given as a model file: what the workers need to load it
+    on a machine where the driver's paths do not exist."""
+    names = {name for task in tasks for name in (task.a, task.b) if agents.is_path(name)}
+    files = {}
+    for name in sorted(names):
+        with open(name, "rb") as f:
+            files[name] = (os.path.basename(name), f.read())
+    return files
+
+
+def run_task(task: Task, models: dict[str, tuple[str, bytes]], fault: str | None) -> np.ndarray:
+    """A Ray task: the games of ``task`` (as ``tournament.play_games``), with model agents loaded from the copies
+    in ``models``."""
+    if fault is not None:
+        _inject(fault)
+    a, b = (cached_agent(_local_copy(*models[name]) if name in models else name) for name in (task.a, task.b))
+    return play_games(task.rules, a, b, task.seed, range(task.start, task.stop))
+
+
+def _local_copy(file_name: str, content: bytes) -> str:
+    """The path of ``content`` on this machine, written once per content (atomically, as workers share the
+    folder); it keeps ``file_name``'s extension, which decides how ``agents.load`` reads it."""
+    digest = hashlib.sha256(content).hexdigest()[:16]
+    path = os.path.join(MODEL_CACHE, digest, file_name)
+    if not os.path.isfile(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        partial = f"{path}.{os.getpid()}.partial"
+        with open(partial, "wb") as f:
+            f.write(content)
+        os.replace(partial, path)
+    return path
+
+
+def _inject(fault: str) -> None:
+    """The test hook: fail if this task is the first to create the marker file (``raise:PATH`` or ``exit:PATH``)."""
+    kind, _, path = fault.partition(":")
+    if kind not in ("raise", "exit") or not path:
+        raise ValueError(f"{FAULT_VARIABLE} must be raise:PATH or exit:PATH, got {fault!r}")
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return
+    if kind == "exit":
+        os._exit(FAULT_EXIT_STATUS)
+    raise InjectedFault(f"injected by {FAULT_VARIABLE}: this task fails once")
