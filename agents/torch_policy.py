@@ -70,15 +70,18 @@ class TorchPolicyAgent:
         with torch.no_grad():
             return self.network(torch.as_tensor(obs, dtype=torch.float32)).numpy()
 
+    def choose(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One legal action per row of encoded observations ``obs`` with legal-action ``masks``."""
+        return pick_actions(self.logits(obs), masks, rng, self.deterministic)
+
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
         if not view.legal_mask.any():
             raise ValueError("no legal action: it is not this player's turn or the hand is over")
-        obs = encode(view)[None]
-        return int(pick_actions(self.logits(obs), view.legal_mask[None], rng, self.deterministic)[0])
+        return int(self.choose(encode(view)[None], view.legal_mask[None], rng)[0])
 
     def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
         """One action per game of a batched view (every game in it must have a legal action)."""
-        return pick_actions(self.logits(encode_batch(view)), view.legal_mask, rng, self.deterministic)
+        return self.choose(encode_batch(view), view.legal_mask, rng)
 
     def __repr__(self) -> str:
         return f"TorchPolicyAgent({self.path!r}, deterministic={self.deterministic})"

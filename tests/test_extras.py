@@ -88,10 +88,17 @@ def test_evaluation_without_its_dependencies(blocked, argv, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("module, argv", [("gin_env.cli", ["evaluate", "simple", "random", "--deals", "2", "--ray"]),
+                                          ("train_rllib", ["--iterations", "1", "--run-dir", "run"])])
+def test_the_ray_jobs_without_ray(module, argv, tmp_path):
+    assert "needs ray" in _one_line(_run(["ray"], module, *argv, cwd=tmp_path), "ray")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_core_needs_no_extra():
     """import gin_env, an env, a game of evaluation without plot: none of the optional packages is imported."""
     blocked = ["pettingzoo", "rich", "torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib",
-               "moviepy"]
+               "moviepy", "ray"]
     code = (f"import sys\nfor m in {blocked!r}: sys.modules[m] = None\n"
             "import gymnasium as gym, gin_env, json\n"
             "from gin_env.evaluation import evaluate\n"

@@ -49,6 +49,7 @@ class RLlibArgs:
     snapshots: int = field(default=4, metadata={"help": "frozen copies of the learner in the league"})
     snapshot_every: int = field(default=10, metadata={"help": "iterations between refreshes of a snapshot"})
     num_env_runners: int = field(default=0, metadata={"help": "Ray actors that sample (0: this process)"})
+    envs_per_runner: int = field(default=1, metadata={"help": "games each env runner steps together"})
     address: str = field(default="", metadata={"help": "Ray cluster to join ('auto' or HOST:PORT); empty: local"})
     batch_size: int = field(default=4000, metadata={"help": "env steps per PPO iteration (all agents)"})
     minibatch_size: int = field(default=500, metadata={"help": "PPO minibatch size"})
@@ -85,8 +86,8 @@ def hidden_sizes(text: str) -> list[int]:
 
 def check(args: RLlibArgs) -> None:
     """Refuse bad options before Ray starts, each with a message that names it."""
-    for name in ("iterations", "snapshots", "snapshot_every", "batch_size", "minibatch_size", "num_epochs",
-                 "checkpoint_every"):
+    for name in ("iterations", "snapshots", "snapshot_every", "envs_per_runner", "batch_size", "minibatch_size",
+                 "num_epochs", "checkpoint_every"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if args.num_env_runners < 0:
@@ -112,7 +113,7 @@ def build(args: RLlibArgs):
         rllib_ppo.PPOConfig()
         # RLlib's env check steps random, unmasked actions, which the env refuses (an illegal action raises).
         .environment(rllib.GinRummyLeagueEnv, env_config=env_config, disable_env_checking=True)
-        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=1)
+        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner)
         .multi_agent(policies=set(modules), policy_mapping_fn=rllib.module_for, policies_to_train=[rllib.LEARNER])
         .rl_module(rl_module_spec=specs.MultiRLModuleSpec(rl_module_specs={
             module: specs.RLModuleSpec(module_class=rllib.MaskedPPOModule, model_config=model_config)
