@@ -56,7 +56,8 @@ class GinRummyLeagueEnv(MultiAgentEnv):
     ``snapshots``: how many snapshot agents there are (default 1). Observations and spaces are ``GinRummyAEC``'s.
     Rewards: each RLlib agent's hand points / ``reward_scale`` on the step that ends a hand, summed over the fixed
     opponent's moves in between. The learner's last info holds ``opponent`` (its name) and ``points`` (the learner's
-    hand points in the episode)."""
+    hand points in the episode). A hand that the fixed opponent ends before the learner's first decision (it may
+    knock on its first turn) is dealt again, counted in ``redeals``: an episode must start with a decision."""
 
     def __init__(self, config: dict | None = None) -> None:
         super().__init__()
@@ -79,11 +80,27 @@ class GinRummyLeagueEnv(MultiAgentEnv):
         self._rng = np.random.default_rng()
         self._seats: dict[str, int] = {}
         self._fixed_seat: tuple[int, object] | None = None
+        self._pending: dict[str, float] = {}
+        self._points = 0.0
         self.opponent = ""
+        #: Hands dealt again because the fixed opponent ended them before the learner's first decision.
+        self.redeals = 0
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+        while True:
+            self._deal()
+            # Rewards of the fixed opponent's opening moves in a match (a hand it ended): paid on the next step.
+            self._pending = self._play_fixed()
+            if not self._over():
+                return {self._acting(): self._observe(self._acting())}, {}
+            # The fixed opponent ended the hand before the learner's first decision (it knocked on its first
+            # turn): an episode without a decision teaches nothing, and RLlib needs a first observation.
+            self.redeals += 1
+
+    def _deal(self) -> None:
+        """Draw the opponent and the seats of a new episode, and deal its first hand."""
         self.opponent = self._names[self._rng.choice(len(self._names), p=self._weights)]
         learner_seat = int(self._rng.integers(2))
         other = 1 - learner_seat
@@ -96,13 +113,13 @@ class GinRummyLeagueEnv(MultiAgentEnv):
         self.agents = list(self._seats)
         self.aec.reset(seed=int(self._rng.integers(2**63)))
         self._points = 0.0
-        self._play_fixed()  # no hand ends before the learner's first move: nothing to pay yet
-        return {self._acting(): self._observe(self._acting())}, {}
 
     def step(self, action_dict: dict):
         mine = self._engine_step(int(action_dict[self._acting()]))
-        rewards = {agent: reward + more for (agent, reward), more in zip(mine.items(), self._play_fixed().values())}
-        over = all(self.aec.terminations.values())
+        fixed = self._play_fixed()
+        rewards = {agent: mine[agent] + fixed[agent] + self._pending[agent] for agent in self._seats}
+        self._pending = {agent: 0.0 for agent in self._seats}
+        over = self._over()
         if over:
             agents_now = list(self._seats)
             infos = {LEARNER: {"opponent": self.opponent, "points": self._points}}
@@ -112,6 +129,9 @@ class GinRummyLeagueEnv(MultiAgentEnv):
         observations = {agent: self._observe(agent) for agent in agents_now}
         terminated = {agent: over for agent in agents_now}
         return (observations, rewards, {**terminated, "__all__": over}, {"__all__": False}, infos)
+
+    def _over(self) -> bool:
+        return all(self.aec.terminations.values())
 
     def _acting(self) -> str:
         seat = AGENTS.index(self.aec.agent_selection)
@@ -133,7 +153,7 @@ class GinRummyLeagueEnv(MultiAgentEnv):
         if self._fixed_seat is None:
             return rewards
         seat, agent = self._fixed_seat
-        while not all(self.aec.terminations.values()) and AGENTS.index(self.aec.agent_selection) == seat:
+        while not self._over() and AGENTS.index(self.aec.agent_selection) == seat:
             for role, reward in self._engine_step(agent.act(self.aec.table.view(seat), self._rng)).items():
                 rewards[role] += reward
         return rewards

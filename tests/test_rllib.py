@@ -47,6 +47,46 @@ def test_a_fixed_opponent_is_played_inside_the_env():
         assert all(not any(r.values()) for _, _, r, _, _ in trace[:-1])  # one hand: paid on its last step
 
 
+def test_a_hand_the_opponent_ends_before_the_learner_moves_is_dealt_again():
+    """Simple knocks as soon as it may (R20), so it sometimes ends a hand on its first turn, before the learner,
+    as dealer, has decided anything: that episode is dealt again, and every episode starts with the learner."""
+    env = rllib.GinRummyLeagueEnv({"opponents": {"simple": 1.0}})
+    env.reset(seed=11)
+    for _ in range(3000):  # about 3 in 1,000 deals
+        obs, _ = env.reset()
+        assert list(obs) == [rllib.LEARNER] and obs[rllib.LEARNER]["action_mask"].any()
+        if env.redeals:
+            break
+    assert env.redeals == 1
+
+
+def _play_out(env: rllib.GinRummyLeagueEnv, obs: dict, rng: np.random.Generator) -> tuple[list, dict]:
+    """Random legal play from ``obs`` to the end of the episode: the learner's rewards, and the last infos."""
+    rewards_seen = []
+    while True:
+        (agent, mine), = obs.items()
+        obs, rewards, terminated, _, infos = env.step({agent: int(rng.choice(np.flatnonzero(mine["action_mask"])))})
+        rewards_seen.append(rewards.get(rllib.LEARNER, 0.0))
+        if terminated["__all__"]:
+            return rewards_seen, infos
+
+
+def test_in_a_match_the_learner_is_paid_every_hand_including_those_ended_before_its_move():
+    env = rllib.GinRummyLeagueEnv({"opponents": {"simple": 1.0}, "episode": "match", "rules": "eaai"})
+    rng = np.random.default_rng(12)
+    for seed in range(4):
+        obs, _ = env.reset(seed=seed)
+        rewards, infos = _play_out(env, obs, rng)
+        assert sum(rewards) * 100.0 == pytest.approx(infos[rllib.LEARNER]["points"])
+    # A match whose first hand simple ended before the learner's first decision: paid with that decision.
+    seed = next(s for s in range(5000) if env.reset(seed=s) and any(env._pending.values()))
+    obs, _ = env.reset(seed=seed)
+    owed = env._pending[rllib.LEARNER]
+    rewards, infos = _play_out(env, obs, rng)
+    assert owed != 0 and rewards[0] == owed
+    assert sum(rewards) * 100.0 == pytest.approx(infos[rllib.LEARNER]["points"])
+
+
 def test_self_play_seats_one_snapshot_and_pays_both_zero_sum():
     env = rllib.GinRummyLeagueEnv({"opponents": {"self": 1.0}, "snapshots": 3})
     rng = np.random.default_rng(4)

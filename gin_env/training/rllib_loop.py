@@ -213,14 +213,20 @@ def train(args: RLlibArgs) -> dict:
 
 def _record(league: dict, result: dict, seconds: float, writer) -> dict:
     """One iteration's row of the history, also written to TensorBoard."""
-    learner = result.get("learners", {}).get("learner", {})
-    steps = result.get("env_runners", {}).get("num_env_steps_sampled", 0)
-    row = {"iteration": league["iteration"], "env_steps": int(steps), "seconds": seconds,
-           "env_steps_per_s": steps / seconds, "opponents": league_row(result),
+    learner = result.get("learners", {}).get(rllib.LEARNER, {})
+    runners = result.get("env_runners", {})
+    timers = result.get("timers", {})
+    steps = int(runners.get("num_env_steps_sampled", 0))
+    row = {"iteration": league["iteration"], "env_steps": steps,
+           "learner_steps": int(runners.get("num_module_steps_sampled", {}).get(rllib.LEARNER, 0)),
+           "seconds": seconds, "sample_seconds": float(timers.get("env_runner_sampling_timer", 0.0)),
+           "learn_seconds": float(timers.get("learner_update_timer", 0.0)), "env_steps_per_s": steps / seconds,
+           "opponents": league_row(result),
            "loss": {key: float(learner[key]) for key in ("policy_loss", "vf_loss", "entropy") if key in learner}}
     league["history"].append(row)
     step = league["iteration"]
     writer.add_scalar("throughput/env_steps_per_s", row["env_steps_per_s"], step)
+    writer.add_scalar("throughput/learner_steps", row["learner_steps"], step)
     for name, stats in row["opponents"].items():
         for key, value in stats.items():
             writer.add_scalar(f"opponents/{name}/{key}", value, step)
