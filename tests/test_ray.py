@@ -120,6 +120,33 @@ def test_train_rllib_checkpoints_resumes_and_logs(run_dir):
     assert os.path.isdir(os.path.join(folder, rllib_loop.CHECKPOINT_DIR))
 
 
+def _policy_weights(state: dict) -> dict:
+    return {key: value for key, value in state.items() if key.startswith(("encoder.", "pi.")) and
+            key.endswith(("weight", "bias"))}
+
+
+def test_a_snapshot_refresh_reaches_the_learners_and_a_remote_env_runner(local_ray):
+    """With one env runner actor: after a PPO update, refreshing snapshot 1 gives it the learner's new weights
+    where it plays and where it is checkpointed; snapshot 0 keeps the weights it had."""
+    args = rllib_loop.RLlibArgs(num_env_runners=1, batch_size=300, minibatch_size=100, num_epochs=1, snapshots=2,
+                                progress=False)
+    algo = rllib_loop.build(args)
+    try:
+        for slot in range(2):
+            rllib_loop.refresh_snapshot(algo, slot)
+        algo.train()
+        rllib_loop.refresh_snapshot(algo, 1)
+        learners = algo.learner_group.get_state(components="learner/rl_module")["learner"]["rl_module"]
+        runner = algo.env_runner_group.foreach_env_runner(lambda r: r.module.get_state(), local_env_runner=False)[0]
+        learner = _policy_weights(learners["learner"])
+        for where in (learners, runner):
+            snapshot_1, snapshot_0 = _policy_weights(where["snapshot_1"]), _policy_weights(where["snapshot_0"])
+            assert all(np.array_equal(snapshot_1[key], learner[key]) for key in learner)
+            assert not all(np.array_equal(snapshot_0[key], learner[key]) for key in learner)
+    finally:
+        algo.stop()
+
+
 def test_the_policy_plays_a_full_evaluation_against_random_without_ray(run_dir, tmp_path):
     folder, _ = run_dir
     code = ("import sys\nsys.modules['ray'] = None\n"

@@ -64,8 +64,13 @@ def play_chunks(tasks: list[Task], address: str, cpus: int) -> Iterator[tuple[Ta
     pending = {remote.remote(task, models, fault): task for task in tasks}
     try:
         while pending:
-            (done,), _ = ray.wait(list(pending), num_returns=1)
-            yield pending.pop(done), ray.get(done)
+            refs = list(pending)
+            ray.wait(refs, num_returns=1)  # until one is done
+            # Then every task done by now, in one call: a call per task would cost the driver time in the number
+            # of tasks for every task, on a big cluster with thousands of them.
+            done, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+            for ref in done:
+                yield pending.pop(ref), ray.get(ref)
     finally:
         for ref in pending:
             ray.cancel(ref)

@@ -50,6 +50,8 @@ class RLlibArgs:
     snapshot_every: int = field(default=10, metadata={"help": "iterations between refreshes of a snapshot"})
     num_env_runners: int = field(default=0, metadata={"help": "Ray actors that sample (0: this process)"})
     envs_per_runner: int = field(default=1, metadata={"help": "games each env runner steps together"})
+    num_learners: int = field(default=0, metadata={
+        "help": "Ray actors that run the PPO update, data-parallel (0: this process)"})
     address: str = field(default="", metadata={"help": "Ray cluster to join ('auto' or HOST:PORT); empty: local"})
     batch_size: int = field(default=4000, metadata={"help": "env steps per PPO iteration (all agents)"})
     minibatch_size: int = field(default=500, metadata={"help": "PPO minibatch size"})
@@ -90,8 +92,9 @@ def check(args: RLlibArgs) -> None:
                  "num_epochs", "checkpoint_every"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    if args.num_env_runners < 0:
-        raise ValueError(f"--num-env-runners must be at least 0, got {args.num_env_runners}")
+    for name in ("num_env_runners", "num_learners"):
+        if getattr(args, name) < 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 0, got {getattr(args, name)}")
     if args.rules not in PRESETS:
         raise ValueError(f"--rules must be one of {', '.join(sorted(PRESETS))}, got {args.rules!r}")
     hidden_sizes(args.hidden)
@@ -114,6 +117,7 @@ def build(args: RLlibArgs):
         # RLlib's env check steps random, unmasked actions, which the env refuses (an illegal action raises).
         .environment(rllib.GinRummyLeagueEnv, env_config=env_config, disable_env_checking=True)
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner)
+        .learners(num_learners=args.num_learners)
         .multi_agent(policies=set(modules), policy_mapping_fn=rllib.module_for, policies_to_train=[rllib.LEARNER])
         .rl_module(rl_module_spec=specs.MultiRLModuleSpec(rl_module_specs={
             module: specs.RLModuleSpec(module_class=rllib.MaskedPPOModule, model_config=model_config)
@@ -151,10 +155,21 @@ def league_row(result: dict) -> dict[str, dict[str, float]]:
 
 
 def refresh_snapshot(algo, slot: int) -> None:
-    """Copy the learner's current weights into snapshot ``slot``, on the learners and the env runners."""
-    state = algo.learner_group.get_state(components=f"learner/rl_module/{rllib.LEARNER}")
-    weights = state["learner"]["rl_module"][rllib.LEARNER]
-    algo.set_state({"learner_group": {"learner": {"rl_module": {rllib.snapshot_id(slot): weights}}}})
+    """Copy the learner's current weights into snapshot ``slot``, on the learners (so checkpoints hold it) and on
+    every env runner (where it plays)."""
+    snapshot = rllib.snapshot_id(slot)
+
+    def learner_weights(inference_only: bool) -> dict:
+        state = algo.learner_group.get_state(components=f"learner/rl_module/{rllib.LEARNER}",
+                                             inference_only=inference_only)
+        return state["learner"]["rl_module"][rllib.LEARNER]
+
+    algo.learner_group.set_state({"learner": {"rl_module": {snapshot: learner_weights(False)}}})
+    # Set on each env runner's module directly: RLlib's weight sync skips an env runner whose weights are as new as
+    # the learners' (it counts updates, not modules), which after the first iteration is every one of them.
+    weights = ray.put(learner_weights(True))
+    algo.env_runner_group.foreach_env_runner(lambda runner: runner.module[snapshot].set_state(ray.get(weights)),
+                                             local_env_runner=True)
 
 
 def train(args: RLlibArgs) -> dict:
