@@ -142,5 +142,5 @@ def load(name_or_path: str | os.PathLike) -> Agent:
         return getattr(importlib.import_module(module), cls)()
     if ":" in name:
         return from_import_path(name)
-    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(names())}, a path to a MaskablePPO .zip, "
-                     "or module:attr")
+    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(names())}, a path to a MaskablePPO .zip "
+                     "or a train_rllib.py .pt, or module:attr")

@@ -324,8 +324,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m gin_env.play") ->
     parser = argparse.ArgumentParser(prog=prog,
                                      description="Play a game of Gin Rummy against an agent in the terminal.")
     parser.add_argument("--opponent", default="simple",
-                        help=f"agent name ({', '.join(agents.names())}), a MaskablePPO .zip, or module:attr (an Agent "
-                             "class, instance or act(view, rng) function) (default simple)")
+                        help=f"agent name ({', '.join(agents.names())}), a MaskablePPO .zip, a train_rllib.py .pt, "
+                             "or module:attr (an Agent class, instance or act(view, rng) function) (default simple)")
     parser.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
     parser.add_argument("--seed", type=int, help="seed of the deals and the agent's choices (default: a random one)")
     parser.add_argument("--save-replays", metavar="DIR", help="save each hand as a replay JSON file in DIR")

@@ -24,8 +24,8 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
     out = argparse.ArgumentParser(prog=prog, description=evaluation.__doc__.split("\n\n")[0],
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     out.add_argument("agents", nargs="+", metavar="AGENT",
-                     help=f"agent names ({', '.join(agents.names())}), paths to MaskablePPO .zip models, or "
-                          "module:attr (an Agent class, instance or act(view, rng) function)")
+                     help=f"agent names ({', '.join(agents.names())}), paths to MaskablePPO .zip or train_rllib.py .pt "
+                          "models, or module:attr (an Agent class, instance or act(view, rng) function)")
     out.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
     out.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
                      help="2 (default); 3: tables of three agents, each game in all three rotations of the seats; "
