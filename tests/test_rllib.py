@@ -221,3 +221,18 @@ def test_a_file_that_is_no_policy_is_refused(tmp_path):
         agents.load(str(tmp_path / "text.pt"))
     with pytest.raises(FileNotFoundError, match="no policy file"):
         agents.load(str(tmp_path / "missing.pt"))
+
+
+def test_the_terminal_game_takes_the_policy_file_as_its_opponent(tmp_path, monkeypatch, capsys):
+    import io
+    import sys
+
+    from gin_env import play
+
+    env = rllib.GinRummyLeagueEnv({"opponents": {"self": 1.0}})
+    path = str(tmp_path / "policy.pt")
+    rllib.export_policy(_module(env, 1), path, {"trainer": "test"})
+    monkeypatch.setattr(sys, "stdin", io.StringIO("d\nq\n"))
+    assert play.main(["--opponent", path, "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "you against policy, a game to 100" in out and "You left the game." in out
