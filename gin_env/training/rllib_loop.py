@@ -154,20 +154,21 @@ def league_row(result: dict) -> dict[str, dict[str, float]]:
     return rows
 
 
+def learner_weights(algo, inference_only: bool) -> dict:
+    """The learner module's state as the learners hold it (``inference_only``: what acting needs)."""
+    state = algo.learner_group.get_state(components=f"learner/rl_module/{rllib.LEARNER}",
+                                         inference_only=inference_only)
+    return state["learner"]["rl_module"][rllib.LEARNER]
+
+
 def refresh_snapshot(algo, slot: int) -> None:
     """Copy the learner's current weights into snapshot ``slot``, on the learners (so checkpoints hold it) and on
     every env runner (where it plays)."""
     snapshot = rllib.snapshot_id(slot)
-
-    def learner_weights(inference_only: bool) -> dict:
-        state = algo.learner_group.get_state(components=f"learner/rl_module/{rllib.LEARNER}",
-                                             inference_only=inference_only)
-        return state["learner"]["rl_module"][rllib.LEARNER]
-
-    algo.learner_group.set_state({"learner": {"rl_module": {snapshot: learner_weights(False)}}})
+    algo.learner_group.set_state({"learner": {"rl_module": {snapshot: learner_weights(algo, False)}}})
     # Set on each env runner's module directly: RLlib's weight sync skips an env runner whose weights are as new as
     # the learners' (it counts updates, not modules), which after the first iteration is every one of them.
-    weights = ray.put(learner_weights(True))
+    weights = ray.put(learner_weights(algo, True))
     algo.env_runner_group.foreach_env_runner(lambda runner: runner.module[snapshot].set_state(ray.get(weights)),
                                              local_env_runner=True)
 
@@ -221,7 +222,9 @@ def train(args: RLlibArgs) -> dict:
     _save(algo, league, checkpoint, league_path)
     meta = {"trainer": "train_rllib.py", "iterations": league["iteration"], "rules": args.rules,
             "opponents": args.opponents, "seed": args.seed}
-    rllib.export_policy(algo.get_module(rllib.LEARNER), os.path.join(args.run_dir, "policy.pt"), meta)
+    module = algo.get_module(rllib.LEARNER)
+    module.set_state(learner_weights(algo, True))  # the learners' latest, whatever the env runners last received
+    rllib.export_policy(module, os.path.join(args.run_dir, "policy.pt"), meta)
     algo.stop()
     return league
 
@@ -230,13 +233,10 @@ def _record(league: dict, result: dict, seconds: float, writer) -> dict:
     """One iteration's row of the history, also written to TensorBoard."""
     learner = result.get("learners", {}).get(rllib.LEARNER, {})
     runners = result.get("env_runners", {})
-    timers = result.get("timers", {})
     steps = int(runners.get("num_env_steps_sampled", 0))
     row = {"iteration": league["iteration"], "env_steps": steps,
            "learner_steps": int(runners.get("num_module_steps_sampled", {}).get(rllib.LEARNER, 0)),
-           "seconds": seconds, "sample_seconds": float(timers.get("env_runner_sampling_timer", 0.0)),
-           "learn_seconds": float(timers.get("learner_update_timer", 0.0)), "env_steps_per_s": steps / seconds,
-           "opponents": league_row(result),
+           "seconds": seconds, "env_steps_per_s": steps / seconds, "opponents": league_row(result),
            "loss": {key: float(learner[key]) for key in ("policy_loss", "vf_loss", "entropy") if key in learner}}
     league["history"].append(row)
     step = league["iteration"]
