@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("ray.rllib")
 
 import gymnasium as gym  # noqa: E402
+import ray  # noqa: E402
 import torch  # noqa: E402
 
 from gin_env import agents, rllib  # noqa: E402
@@ -236,3 +237,21 @@ def test_the_terminal_game_takes_the_policy_file_as_its_opponent(tmp_path, monke
     assert play.main(["--opponent", path, "--seed", "2"]) == 0
     out = capsys.readouterr().out
     assert "you against policy, a game to 100" in out and "You left the game." in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--opponents", "grandmaster=1"], "unknown agent 'grandmaster'"),
+    (["--opponents", "simple=-1"], "--opponents must be name=weight,... with weights >= 0"),
+    (["--opponents", "simple=x"], "--opponents must be name=weight"),
+    (["--hidden", "256,x"], "--hidden must be positive integers"),
+    (["--num-env-runners", "-1"], "--num-env-runners must be at least 0"),
+    (["--snapshots", "0"], "--snapshots must be at least 1"),
+    (["--resume"], "--resume: no checkpoint of a run"),
+])
+def test_train_rllib_refuses_bad_options_in_one_line_before_ray_starts(argv, message, tmp_path, capsys):
+    from gin_env.training import rllib_loop
+
+    assert rllib_loop.main([*argv, "--run-dir", str(tmp_path / "run"), "--no-progress"], "train_rllib.py") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and err.startswith("train_rllib.py: error:")
+    assert not ray.is_initialized() and not (tmp_path / "run").exists()

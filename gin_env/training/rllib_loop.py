@@ -72,7 +72,10 @@ LEAGUE_FILE, CHECKPOINT_DIR = "league.json", "checkpoint"
 
 def league_weights(text: str) -> dict[str, float]:
     """``"simple=5,self=2"`` -> ``{"simple": 5.0, "self": 2.0}`` (the phase syntax of train.py's schedule)."""
-    return parse_schedule(f"0:{text}")[0][1]
+    try:
+        return parse_schedule(f"0:{text}")[0][1]
+    except ValueError:
+        raise ValueError(f"--opponents must be name=weight,... with weights >= 0, not all 0; got {text!r}") from None
 
 
 def hidden_sizes(text: str) -> list[int]:
@@ -179,7 +182,6 @@ def train(args: RLlibArgs) -> dict:
     check(args)
     tensorboard = require("torch.utils.tensorboard", "train_rllib.py's logs")
     tqdm = require("tqdm", "train_rllib.py's progress bar").tqdm
-    os.makedirs(args.run_dir, exist_ok=True)
     league_path = os.path.join(args.run_dir, LEAGUE_FILE)
     checkpoint = os.path.abspath(os.path.join(args.run_dir, CHECKPOINT_DIR))
     if args.resume:
@@ -190,6 +192,7 @@ def train(args: RLlibArgs) -> dict:
             league = json.load(f)
     else:
         league = {"iteration": 0, "next_slot": 0, "history": []}
+    os.makedirs(args.run_dir, exist_ok=True)
     league.setdefault("args", []).append(dataclasses.asdict(args))
     if not ray.is_initialized():
         ray.init(address=args.address or "local", include_dashboard=False, log_to_driver=False)
