@@ -20,7 +20,9 @@ from gin_env.evaluation.tournament import Task  # noqa: E402
 from gin_env.rules import Rules  # noqa: E402
 from gin_env.training import rllib_loop  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# RLlib registers its env wrapper with gymnasium on every build, and gymnasium warns from the second build on.
+pytestmark = [pytest.mark.slow,
+              pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0")]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: Small PPO iterations: the test checks that training runs, checkpoints, resumes and exports, not what it learns.
