@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from gin_env import agents
-from gin_env.agents.torch_policy import ACTIVATIONS, save_policy
+from gin_env.agents.torch_policy import save_policy
 from gin_env.optional import require
 from gin_env.pettingzoo import AGENTS, GinRummyAEC
 
@@ -195,15 +195,12 @@ def _masked(output: dict, mask: torch.Tensor) -> dict:
 
 def policy_layers(module: MaskedPPOModule) -> list:
     """The torch layers from an observation to the action logits (the actor's encoder, then the policy head), in
-    order: linear layers and activations, which is all RLlib's default MLP module is made of."""
+    order. RLlib's default MLP module is linear layers and activations; ``agents.torch_policy.save_policy`` refuses
+    any other layer (a layer norm, say), so an export never silently drops one."""
     encoder = module.encoder
     actor = getattr(encoder, "actor_encoder", None) or encoder.encoder  # separate or shared (vf_share_layers)
-    layers = []
-    for part in (actor, module.pi):
-        for layer in part.modules():
-            if isinstance(layer, torch.nn.Linear) or type(layer).__name__.lower() in ACTIVATIONS:
-                layers.append(layer)
-    return layers
+    return [layer for part in (actor, module.pi) for layer in part.modules()
+            if not list(layer.children()) and not isinstance(layer, torch.nn.Identity)]
 
 
 def export_policy(module: MaskedPPOModule, path: str, meta: dict) -> None:

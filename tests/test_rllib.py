@@ -255,3 +255,13 @@ def test_train_rllib_refuses_bad_options_in_one_line_before_ray_starts(argv, mes
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message in err and err.startswith("train_rllib.py: error:")
     assert not ray.is_initialized() and not (tmp_path / "run").exists()
+
+
+def test_a_module_with_a_layer_the_policy_file_cannot_hold_is_refused(tmp_path):
+    env = rllib.GinRummyLeagueEnv({"opponents": {"self": 1.0}})
+    module = rllib.MaskedPPOModule(observation_space=env.observation_spaces[rllib.LEARNER],
+                                   action_space=env.action_spaces[rllib.LEARNER],
+                                   model_config={"fcnet_hiddens": [32], "fcnet_use_layernorm": True})
+    with pytest.raises(ValueError, match="only linear layers and .*LayerNorm"):
+        rllib.export_policy(module, str(tmp_path / "policy.pt"), {})
+    assert not (tmp_path / "policy.pt").exists()
