@@ -65,6 +65,8 @@ class GinRummyLeagueEnv(MultiAgentEnv):
         self.opponents = dict(config.pop("opponents", {SELF: 1.0}))
         self.snapshots = int(config.pop("snapshots", 1))
         self.aec = GinRummyAEC(**config)  # checks rules, episode and reward_scale
+        if len(self.aec.possible_agents) != len(AGENTS):
+            raise ValueError(f"GinRummyLeagueEnv seats two players; got the format of {self.aec.possible_agents}")
         names, weights = list(self.opponents), np.array(list(self.opponents.values()), dtype=float)
         if not names or (weights < 0).any() or weights.sum() <= 0:
             raise ValueError(f"opponents must map agent names to weights >= 0, not all 0; got {self.opponents}")
@@ -154,7 +156,7 @@ class GinRummyLeagueEnv(MultiAgentEnv):
             return rewards
         seat, agent = self._fixed_seat
         while not self._over() and AGENTS.index(self.aec.agent_selection) == seat:
-            for role, reward in self._engine_step(agent.act(self.aec.table.view(seat), self._rng)).items():
+            for role, reward in self._engine_step(agent.act(self.aec.table.agent_view(seat), self._rng)).items():
                 rewards[role] += reward
         return rewards
 

@@ -103,9 +103,12 @@ def test_the_command_line_with_ray_writes_the_local_json_and_the_trained_policy_
     assert any(open(copy, "rb").read() == content for copy in copies)
 
 
-def test_replays_are_not_asked_of_ray_tasks(capsys, tmp_path):
+def test_replays_and_other_formats_are_not_asked_of_ray_tasks(capsys, tmp_path):
     assert cli.main(["simple", "random", "--deals", "2", "--ray", "--replays", str(tmp_path)]) == 2
     assert "replays cannot be saved from Ray tasks" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["simple", "random", "expert", "--players", "3", "--deals", "2", "--ray"])
+    assert "--ray runs two-player evaluations only" in capsys.readouterr().err
 
 
 def test_train_rllib_checkpoints_resumes_and_logs(run_dir):

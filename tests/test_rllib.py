@@ -132,6 +132,8 @@ def test_an_illegal_action_raises_and_bad_configs_are_refused():
         rllib.GinRummyLeagueEnv({"snapshots": 0})
     with pytest.raises(ValueError, match="unknown agent"):
         rllib.GinRummyLeagueEnv({"opponents": {"grandmaster": 1.0}})
+    with pytest.raises(ValueError, match="seats two players"):
+        rllib.GinRummyLeagueEnv({"players": 3})
 
 
 def _module(env: rllib.GinRummyLeagueEnv, seed: int) -> rllib.MaskedPPOModule:

@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     if args.players != 2:
         if args.replays is not None:
             options.error("--replays records two-player evaluations only")
+        if args.ray is not None:
+            options.error("--ray runs two-player evaluations only (--players 3 and 4 play in one process)")
         return _main_format(args, rules.replace(players=args.players), mode, n, options.prog)
     workers = max(1, args.workers)
     start = time.perf_counter()
