@@ -26,7 +26,7 @@ def module_files(name: str) -> list[pathlib.Path]:
     return sorted(path.glob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
 
 
-@pytest.mark.parametrize("name", ["vector", "pettingzoo", "sb3", "table", "batch_table", "format_table"])
+@pytest.mark.parametrize("name", ["vector", "pettingzoo", "sb3", "rllib", "table", "batch_table", "format_table"])
 def test_the_adapters_and_the_table_import_nothing_from_env(name):
     for path in module_files(name):
         assert "gin_env.env" not in imported_modules(path), path
