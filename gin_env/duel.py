@@ -25,6 +25,7 @@ import numpy as np
 from gin_env import engine, match
 from gin_env.observation import view
 from gin_env.rules import Rules
+from gin_env.table import agent_action
 
 #: Domain tags that keep the deck, dealer and agent generators of one seed apart.
 _DECK_STREAM, _DEALER_STREAM, _AGENT_STREAM = 0, 1, 2
@@ -71,14 +72,20 @@ def play_hand(state: engine.HandState, agents: Sequence, rngs: Sequence[np.rando
               scores: tuple[int, int] = (0, 0), observer: Observer | None = None) -> engine.HandState:
     """Play ``state`` to its end: the agent of the player to act gets that player's view and its own generator.
 
-    ``scores`` are the match scores by seat, shown in the views. An illegal action raises the engine's
-    ``IllegalActionError``, naming the action: an evaluation must never go on with an agent that broke the rules."""
+    ``scores`` are the match scores by seat, shown in the views. An answer that is not an integer action id raises
+    ``table.AgentActionError``, an illegal action the engine's ``IllegalActionError``; both name the agent and its
+    seat: an evaluation must never go on with an agent that broke the rules."""
     while state.phase != engine.OVER:
         player = state.current
-        action = agents[player].act(view(state, player, scores), rngs[player])
+        agent = agents[player]
+        action = agent_action(agent, agent.act(view(state, player, scores), rngs[player]), f"P{player + 1}")
+        try:
+            after = engine.step(state, action)
+        except engine.IllegalActionError as error:
+            raise engine.IllegalActionError(f"P{player + 1} {agent!r}: {error}") from None
         if observer is not None:
             observer(state, action)
-        state = engine.step(state, action)
+        state = after
     return state
 
 

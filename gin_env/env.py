@@ -20,6 +20,7 @@ from gin_env.table import (
     AtTable,
     Table,
     action_id,
+    agent_action,
     check_env_args,
     check_render_mode,
     check_reward_scale,
@@ -310,10 +311,7 @@ class GinRummyEnv(AtTable, gym.Env):
             else:
                 mask = engine.legal_mask(state)
                 action = act_on_mask(mask, self._opponent_rng)
-            try:
-                a = action_id(action)
-            except (TypeError, ValueError) as error:
-                raise type(error)(f"opponent {self.opponent!r}: {error}") from None
+            a = agent_action(self.opponent, action, "opponent")
             if not is_legal(a, mask):
                 raise engine.IllegalActionError(f"opponent {self.opponent!r} chose {action!r}, which is not legal: "
                                                 + _legal_text(self.table.view(opponent)))

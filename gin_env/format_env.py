@@ -21,6 +21,7 @@ from gin_env.table import (
     ILLEGAL_ACTION_REWARD,
     AtTable,
     action_id,
+    agent_action,
     check_env_args,
     check_render_mode,
     check_reward_scale,
@@ -256,10 +257,7 @@ class FormatEnv(AtTable, gym.Env):
             i = self.table.actor
             agent, v = self.others[i], self.table.agent_view(i)
             action = agent.act(v, self._others_rng)
-            try:
-                a = action_id(action)
-            except (TypeError, ValueError) as error:
-                raise type(error)(f"agent {agent!r}: {error}") from None
+            a = agent_action(agent, action)
             if not is_legal(a, v.legal_mask):
                 raise engine.IllegalActionError(f"agent {agent!r} chose {action!r}, which is not legal")
             more, more_info = self._apply(a)

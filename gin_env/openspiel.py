@@ -23,6 +23,7 @@ import numpy as np
 
 from gin_env import actions, agents, cards, engine, observation, optional, solver
 from gin_env.rules import Rules
+from gin_env.table import agent_action
 
 pyspiel = optional.require("pyspiel", "gin_env.openspiel (GinEnvBot)")
 
@@ -350,7 +351,7 @@ class GinEnvBot(pyspiel.Bot):
 
     def _ask(self, replay: Replay) -> int:
         view = observation.view(replay.hand, self.player_id)
-        action = int(self.agent.act(view, self._rng))
+        action = agent_action(self.agent, self.agent.act(view, self._rng))
         if not 0 <= action < actions.N_ACTIONS or not view.legal_mask[action]:
             raise ValueError(f"agent {self.agent!r} chose {action}, which is not legal here; legal: "
                              f"{[actions.name(a) for a in view.legal_actions]}")

@@ -32,6 +32,7 @@ from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS,
 from gin_env.observation import view
 from gin_env.optional import require, script
 from gin_env.rules import PRESETS, Rules
+from gin_env.table import agent_action
 
 with script(__name__, "python -m gin_env.play"):
     Console = require("rich.console", "the terminal game").Console
@@ -231,7 +232,7 @@ class TerminalGame:
                     drawn = render.card(state.deck[state.stock_top])
                     self.console.print(Text("You draw ").append_text(drawn).append("."))
             else:
-                action = self.agent.act(view(state, 1, self.match.scores), self.agent_rng)
+                action = agent_action(self.agent, self.agent.act(view(state, 1, self.match.scores), self.agent_rng))
                 # A knock or big gin is told by the showdown that follows.
                 if not (actions.is_knock(action) or action == BIG_GIN):
                     self.console.print(render.move(state, action, self.names[1], reveal=False).append("."))

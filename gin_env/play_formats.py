@@ -24,6 +24,7 @@ from gin_env.actions import BIG_GIN, DRAW_STOCK
 from gin_env.format_table import make_table
 from gin_env.play import Console, TerminalGame, Text, render
 from gin_env.rules import Rules
+from gin_env.table import agent_action
 
 #: The person's seat.
 YOU = 0
@@ -98,7 +99,8 @@ class FormatTerminalGame(TerminalGame):
                 if action == DRAW_STOCK:
                     say(Text("You draw ").append_text(render.card(state.deck[state.stock_top])).append("."))
             else:
-                action = int(self.seat_agents[seat].act(self.table.agent_view(seat), self.agent_rng))
+                agent = self.seat_agents[seat]
+                action = agent_action(agent, agent.act(self.table.agent_view(seat), self.agent_rng))
                 if self._watched(table) and not (actions.is_knock(action) or action == BIG_GIN):
                     say(render.move(state, action, self.seat_names[seat], reveal=False).append("."))
             self._records[table][1].append(action)

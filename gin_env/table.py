@@ -100,6 +100,20 @@ def action_id(action) -> int:
         raise TypeError(f"an action must be an integer action id, got {action!r} ({type(action).__name__})") from None
 
 
+class AgentActionError(TypeError):
+    """An agent's ``act`` answered with something other than one integer action id; the message names the agent."""
+
+
+def agent_action(agent, action, role: str = "agent") -> int:
+    """The action an agent (an opponent, a seat's agent, a bot) answered, as an int id by :func:`action_id`'s rule;
+    anything else raises :class:`AgentActionError` naming the ``role`` and the ``agent``, never coerced
+    (``int(1.7)`` would play 1)."""
+    try:
+        return action_id(action)
+    except (TypeError, ValueError) as error:
+        raise AgentActionError(f"{role} {agent!r}: {error}") from None
+
+
 def is_legal(action: int, legal_mask: np.ndarray) -> bool:
     """An action id in range and legal in ``legal_mask`` (a view's, or the engine's)."""
     return 0 <= action < N_ACTIONS and bool(legal_mask[action])

@@ -90,3 +90,27 @@ class LoopingAgent:
 
     def act_batch(self, view, rng: np.random.Generator) -> np.ndarray:
         return np.array([self.act(view.player_view(row), rng) for row in range(view.player.size)], dtype=np.int64)
+
+
+class FloatAgent:
+    """A broken agent: its first legal action as a float (``1.0`` is not an action id)."""
+
+    def act(self, view, rng: np.random.Generator) -> float:
+        return float(view.legal_actions[0])
+
+    def __repr__(self) -> str:
+        return "FloatAgent()"
+
+
+class StockOnlyAgent:
+    """A broken agent: DRAW_STOCK whatever the phase, so illegal at its first discard."""
+
+    def act(self, view, rng: np.random.Generator) -> int:
+        return actions.DRAW_STOCK
+
+    def __repr__(self) -> str:
+        return "StockOnlyAgent()"
+
+
+float_agent = FloatAgent()
+stock_only = StockOnlyAgent()

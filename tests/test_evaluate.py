@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from multiprocessing import get_context
 
 import numpy as np
@@ -83,6 +84,19 @@ def test_bad_agents_give_a_clear_error(bad, message, capsys):
         tournament.evaluate(["simple", bad], Rules(), "deals", 2)
     assert cli.main(["simple", bad, "--deals", "2", "--no-progress"]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("tests.scripted:float_agent", r"P2 FloatAgent\(\): an action must be an integer action id, got 1.0 \(float\)"),
+    ("tests.scripted:stock_only", r"P2 StockOnlyAgent\(\): illegal action DRAW_STOCK")])
+def test_an_agent_answering_a_non_action_is_named_in_one_line(bad, message, capsys):
+    """A float is refused, never coerced to an int, and an illegal action stops the evaluation; both name the agent
+    and its seat, and the command line says so in one line (exit code 2), not a traceback."""
+    with pytest.raises((TypeError, ValueError), match=message):
+        tournament.evaluate(["simple", bad], Rules(), "deals", 2, workers=1)
+    assert cli.main(["simple", bad, "--deals", "2", "--no-progress", "--workers", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and re.search(message, err)
 
 
 def test_bad_requests_are_refused():

@@ -14,6 +14,7 @@ from gin_env.evaluation.ray_tasks import LOCAL as LOCAL_RAY
 from gin_env.evaluation.tournament import evaluate
 from gin_env.optional import MissingExtra, require
 from gin_env.rules import PRESETS, Rules
+from gin_env.table import AgentActionError
 
 #: Exit code after Ctrl-C, as a shell reports a process ended by SIGINT.
 INTERRUPTED = 130
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             require("ray", "--ray")
         result = evaluate(args.agents, rules, mode, n, args.seed, workers, not args.no_progress, args.replays,
                           args.ray)
-    except (ValueError, NotImplementedError, ImportError, OSError) as err:
+    except (ValueError, AgentActionError, NotImplementedError, ImportError, OSError) as err:
         print(f"{options.prog}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -100,7 +101,7 @@ def _main_format(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog
         if args.plot is not None:
             require("matplotlib", "--plot")
         result = formats.evaluate_format(args.agents, rules, mode, n, args.seed, not args.no_progress)
-    except (ValueError, ImportError, OSError) as err:
+    except (ValueError, AgentActionError, ImportError, OSError) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -28,6 +28,7 @@ from gin_env.evaluation.stats import normal_interval, ratio_estimate, wilson_int
 from gin_env.format_table import make_table
 from gin_env.optional import require
 from gin_env.rules import Rules
+from gin_env.table import agent_action
 
 #: Domain tags of the generators of one seed (distinct from ``duel``'s, which never meet these).
 _DEAL_STREAM, _AGENT_STREAM = 10, 11
@@ -44,7 +45,8 @@ def play_format_game(rules: Rules, seat_agents, seed: int, game: int, rotation: 
     rngs = [np.random.default_rng([seed, _AGENT_STREAM, game, rotation, seat]) for seat in range(rules.players)]
     while not table.over:
         seat = table.actor
-        table.play(seat_agents[seat].act(table.agent_view(seat), rngs[seat]), rng)
+        agent = seat_agents[seat]
+        table.play(agent_action(agent, agent.act(table.agent_view(seat), rngs[seat])), rng)
     g = table.game
     if rules.players == 3:
         points = [sum(h.points(seat) for h in g.history) for seat in range(3)]
