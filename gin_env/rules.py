@@ -149,7 +149,8 @@ _STANDARD = Rules(name="standard")
 PRESETS: dict[str, Rules] = {
     "standard": _STANDARD,
     "eaai": _STANDARD.replace(name="eaai", gin_bonus=25, undercut_bonus=25, game_bonus=0, box_bonus=0,
-                              shutout="none"),
+                              shutout="none", dealer_rotation="alternate", dead_hand_dealer="same",
+                              first_dealer="random"),
     "oklahoma": _STANDARD.replace(name="oklahoma", oklahoma=True, oklahoma_spade_double=True, target=150),
     "foony": _STANDARD.replace(name="foony", gin_bonus=25, undercut_bonus=25, big_gin_bonus=31, game_bonus=0,
                                box_bonus=0, shutout="none", dealer_rotation="alternate",

@@ -3,7 +3,9 @@ seeds under every preset and both episode kinds, exactly the bytes recorded in t
 ``python -m tests.golden`` on the code before the table layer was factored out of the three envs, and written again
 only for the runs a meant change of behaviour touched: the openspiel preset for R60 and R61, and vector/eaai/match,
 where the vector env now reports on the first step a hand that ended before the learner's first decision, as
-GinRummy-v0 does), and ``evaluate.py --matches`` writes the JSON recorded then."""
+GinRummy-v0 does; and every eaai run when that preset took the EAAI protocol's dealers, section 10: all but
+vector/eaai/hand, whose batched table already drew a cut as a fair coin and never deals a second hand in an
+episode), and ``evaluate.py --matches`` writes the JSON recorded then."""
 
 import json
 import os

@@ -111,6 +111,24 @@ def test_x10_game_to_100_under_standard():
     assert match.margin(state) == 233
 
 
+def test_eaai_protocol_starting_player_alternates_after_scored_hands_and_stays_after_dead_ones():
+    """docs/rules.md section 10, preset eaai (the EAAI GinRummyGame): the starting player (the non-dealer) alternates
+    after every scored hand, whoever won it, and a hand that reaches the wall is replayed with the same one."""
+    script = [won(0, 10), won(0, 10), DEAD, won(1, 12, "undercut"), DEAD, DEAD, won(1, 25, "gin"), won(0, 10)]
+    _, dealers, _ = play_script(Rules.preset("eaai"), script, dealer=1)
+    assert dealers == [1, 0, 1, 1, 0, 0, 0, 1]
+
+
+def test_eaai_protocol_first_starting_player_is_drawn_at_random():
+    """docs/rules.md section 10, preset eaai: the first dealer (so the first starting player) is drawn with the
+    generator, each seat about half the time, with no cut."""
+    rules = Rules.preset("eaai")
+    dealers = [match.first_dealer(rules, np.random.default_rng(seed)) for seed in range(400)]
+    assert dealers == [int(np.random.default_rng(seed).integers(2)) for seed in range(400)]
+    assert 160 < sum(dealers) < 240
+    assert [match.new_match(rules, np.random.default_rng(seed)).dealer for seed in range(40)] == dealers[:40]
+
+
 X10_SHUTOUT = [won(0, 30), DEAD, DEAD, won(0, 25), won(0, 50)]
 
 
