@@ -11,6 +11,7 @@ alone may also have ``act_on_mask(legal_mask, rng) -> action``, the same choice 
 * ``random``: a uniformly random legal action;
 * ``simple``: the EAAI SimpleGinRummyPlayer (``agents.simple``);
 * ``expert``: the strongest heuristic (``agents.expert``);
+* ``search``: determinized Monte Carlo search over the batched engine (``agents.search``);
 * ``ppo``: the MaskablePPO policy shipped with the package (``agents.ppo``, trained by ``train.py``).
 
 A path to a ``.zip`` saved by sb3-contrib's ``MaskablePPO`` loads as a :class:`agents.ppo.PPOAgent` (sb3-contrib is
@@ -44,6 +45,7 @@ AGENTS = {
     "random": "gin_env.agents.random_agent:RandomAgent",
     "simple": "gin_env.agents.simple:SimpleAgent",
     "expert": "gin_env.agents.expert:ExpertAgent",
+    "search": "gin_env.agents.search:SearchAgent",
     "ppo": "gin_env.agents.ppo:shipped",
 }
 

@@ -133,13 +133,18 @@ class ExpertAgent:
     def _discard(self, view: PlayerView) -> int:
         """The discard with the lowest expected deadwood after the next draw, plus the charge for feeding the
         opponent."""
+        return self.discard_ranking(view)[0]
+
+    def discard_ranking(self, view: PlayerView) -> list[int]:
+        """Every card the view may discard, best first by the expert's score: the expected deadwood after the next
+        draw plus the charge for feeding the opponent; ties go to the higher-valued, then the higher-id, card."""
         candidates = [c for c in cards.to_ids(view.hand) if view.legal_mask[DISCARD_BASE + c]]
         rests = np.array([view.hand & ~(1 << c) for c in candidates], dtype=np.uint64)
         holds = _opponent_holds(view, self.params.evidence_shrink)
         expected = _expected_after_draw(rests, view, holds)
         scores = [(expected[i] + self.params.danger_weight * _feeds(c, holds), -cards.VALUES[c], -c)
                   for i, c in enumerate(candidates)]
-        return candidates[min(range(len(candidates)), key=scores.__getitem__)]
+        return [candidates[i] for i in sorted(range(len(candidates)), key=scores.__getitem__)]
 
 
 def _expected_after_draw(hands: np.ndarray, view: PlayerView, holds: list[float]) -> np.ndarray:

@@ -183,6 +183,22 @@ class HandBatch:
         kernels.solve_entered(b.rule_params, b.ints, b.flags, b.words, b.seats)
         return b
 
+    def take(self, games) -> HandBatch:
+        """A new batch whose game ``i`` is a copy of game ``games[i]`` of this one (a game may be taken several
+        times): for example each determinization of a search once per candidate action, without building and
+        checking every copy as a scalar state again."""
+        games = np.asarray(games, dtype=np.int64)
+        if games.ndim != 1 or games.size == 0:
+            raise ValueError(f"take needs a non-empty 1-d array of game indices, got shape {games.shape}")
+        if games.min() < 0 or games.max() >= self.n:
+            raise ValueError(f"take: game indices must lie in 0..{self.n - 1}, got {games.min()}..{games.max()}")
+        b = object.__new__(type(self))
+        b.rules, b.n, b.version, b.rule_params = self.rules, games.size, 0, self.rule_params
+        b.ints, b.flags, b.words = self.ints[:, games], self.flags[:, games], self.words[:, games]
+        b.seats, b.deck, b.pile = self.seats[:, games], self.deck[games], self.pile[games]
+        b._bind_fields()
+        return b
+
     def to_states(self) -> list[engine.HandState]:
         """Every game as a scalar ``engine.HandState`` (``hand_state`` of each), the inverse of ``from_states``."""
         return [self.hand_state(i) for i in range(self.n)]

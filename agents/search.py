@@ -1,0 +1,353 @@
+"""The search agent: determinized Monte Carlo over the batched engine, reading only its player's view.
+
+At each decision with more than one sensible action it
+
+1. **samples** ``samples`` deals of the hidden cards consistent with its :class:`PlayerView` (:func:`determinize`):
+   the cards the opponent took from the pile and still holds stay in its hand; its other cards are drawn from the
+   unseen ones, each weighted by what the opponent showed (a neighbour of a card it discarded or declined, which it
+   would have kept had it held a meld partner, weighs ``shunned_weight``; a neighbour of a card it took, which it
+   took to meld, weighs ``partner_weight``; any other unseen card 1); the rest of the unseen cards form the stock, in
+   random order;
+2. **plays** every (sample x candidate action) continuation to the end of the hand in one ``HandBatch`` (built once
+   with ``HandBatch.from_states``, each sample copied once per candidate with ``HandBatch.take``), both players
+   following the rollout policy, the simple agent's compiled ``act_batch`` (it knocks as soon as it may);
+3. **picks** the candidate with the best mean value over the samples, the same samples for every candidate so that
+   luck of the deal cancels between them. Ties go to the candidate listed first.
+
+The candidates: take and leave the face-up card in the offer and the draw, pass or take at the wall; in the
+discard phase gin and big gin at once when legal, otherwise the least-deadwood knock and the expert's
+``discards`` best discards (``ExpertAgent.discard_ranking``).
+
+**Value.** In a single hand (no target, or a ``single_hand`` game) the value is the hand's signed points. In a game
+to the target it is the probability of winning the game once the hand is scored (:func:`game_win_table`: both
+players equally likely to win each later hand, its points drawn from hands of simple against simple under the same
+rules), blended with the hand points: ``(1 - points_weight) * target * P(win) + points_weight * points``. Far from
+the target that is close to the points alone; near it, a knock that wins the game beats a bigger gin later, and a
+player far behind prefers the bigger swing.
+
+**Budget.** ``samples`` determinizations per decision; ``time_ms``, if set, also stops adding rounds of
+``round_samples`` once that many milliseconds have passed (at least one round is played). The choice is a function
+of the view and the generator alone when ``time_ms`` is None (the default); with ``time_ms`` it also depends on the
+machine's speed.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from gin_env import cards, engine, meld_partners, solver
+from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.batch import HandBatch
+from gin_env.batch_observation import batch_view
+from gin_env.engine import DEALT, DISCARD, DRAW, OVER
+from gin_env.observation import PlayerView
+from gin_env.rules import HAND_SIZE, Rules
+
+from .expert import ExpertAgent
+from .simple import SimpleAgent
+
+_SIMPLE = SimpleAgent()
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """The search agent's numbers (docs/search.md tells how the defaults were measured)."""
+
+    #: Determinizations per decision.
+    samples: int = 96
+    #: Stop adding rounds of ``round_samples`` samples once a decision has taken this many milliseconds (None: no
+    #: clock, ``samples`` alone decides, and the agent is deterministic given its generator).
+    time_ms: float | None = None
+    round_samples: int = 8
+    #: Discards searched in the discard phase: the expert's best ones.
+    discards: int = 1
+    #: Sampling weight of an unseen card next to one the opponent discarded or declined (it would have kept it) ...
+    shunned_weight: float = 0.5
+    #: ... and of one next to a card it took from the pile and holds (it took that card to meld it).
+    partner_weight: float = 2.0
+    #: Improvement steps replayed on each sampled opponent hand, per card the opponent has discarded
+    #: (:func:`determinize`).
+    replay: float = 0.5
+    #: Share of the hand points in the value of a hand in a game to the target (the rest: the game-win chance).
+    points_weight: float = 0.2
+
+    def __post_init__(self) -> None:
+        for key in ("samples", "round_samples", "discards"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"search parameter {key!r} must be an integer >= 1, got {value!r}")
+        if self.time_ms is not None and not self.time_ms > 0:
+            raise ValueError(f"search parameter 'time_ms' must be positive or None, got {self.time_ms!r}")
+        for key in ("shunned_weight", "partner_weight"):
+            if not getattr(self, key) > 0:
+                raise ValueError(f"search parameter {key!r} must be positive, got {getattr(self, key)!r}")
+        if not self.replay >= 0:
+            raise ValueError(f"search parameter 'replay' must be >= 0, got {self.replay!r}")
+        if not 0.0 <= self.points_weight <= 1.0:
+            raise ValueError(f"search parameter 'points_weight' must lie in [0, 1], got {self.points_weight!r}")
+
+
+class SearchAgent:
+    """Determinized Monte Carlo search from the view alone (see the module docstring)."""
+
+    def __init__(self, params: SearchParams | None = None, **overrides) -> None:
+        base = params or SearchParams()
+        self.params = SearchParams(**{**base.__dict__, **overrides}) if overrides else base
+        self._expert = ExpertAgent()
+
+    def __repr__(self) -> str:
+        return f"SearchAgent({self.params})"
+
+    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        candidates = self.candidates(view)
+        if len(candidates) == 1:
+            return candidates[0]
+        return candidates[int(np.argmax(self.values(view, candidates, rng)))]
+
+    # -- what to search ---------------------------------------------------------------------------------------------
+
+    def candidates(self, view: PlayerView) -> list[int]:
+        """The actions worth searching, in order of preference for ties; a single one when the choice is forced or
+        clear (one legal action, gin, big gin)."""
+        mask = view.legal_mask
+        legal = np.flatnonzero(mask).tolist()
+        if not legal:
+            raise ValueError("no legal action: it is not this player's turn or the hand is over")
+        if len(legal) == 1:
+            return legal
+        if view.phase != DISCARD:
+            # OFFER, DRAW, WALL: two actions; the face-up card first.
+            return [a for a in (TAKE_DISCARD, PASS, DRAW_STOCK) if mask[a]]
+        if mask[BIG_GIN]:
+            return [BIG_GIN]
+        knocks = [(solver.deadwood(view.hand & ~(1 << (a - KNOCK_BASE))), -cards.VALUES[a - KNOCK_BASE], -a)
+                  for a in legal if a >= KNOCK_BASE]
+        best_knock = -min(knocks)[2] if knocks else None
+        if best_knock is not None and min(knocks)[0] == 0:
+            return [best_knock]
+        out = [best_knock] if best_knock is not None else []
+        if mask[DISCARD_BASE:DISCARD_BASE + cards.N_CARDS].any():
+            ranking = self._expert.discard_ranking(view)
+            out = [DISCARD_BASE + c for c in ranking[:self.params.discards]] + out
+        return out
+
+    # -- searching --------------------------------------------------------------------------------------------------
+
+    def values(self, view: PlayerView, candidates: list[int], rng: np.random.Generator) -> np.ndarray:
+        """Mean value of each candidate over the sampled deals (see the module docstring)."""
+        p = self.params
+        start = time.perf_counter()
+        total = np.zeros(len(candidates))
+        played = 0
+        while played < p.samples:
+            n = p.samples - played if p.time_ms is None else min(p.round_samples, p.samples - played)
+            total += self._rollout_values(view, candidates, n, rng).sum(axis=0)
+            played += n
+            if p.time_ms is not None and (time.perf_counter() - start) * 1000.0 >= p.time_ms:
+                break
+        return total / played
+
+    def _rollout_values(self, view: PlayerView, candidates: list[int], n: int,
+                        rng: np.random.Generator) -> np.ndarray:
+        """(n, len(candidates)): the value of each candidate in each of n fresh determinizations."""
+        p = self.params
+        states = determinize(view, n, rng, p.shunned_weight, p.partner_weight, p.replay)
+        k = len(candidates)
+        batch = HandBatch.from_states(states).take(np.repeat(np.arange(n), k))
+        games = np.arange(n * k)
+        batch.step(games, np.tile(np.asarray(candidates, dtype=np.int64), n))
+        play_out(batch, rng)
+        points = batch.player_points(games, np.full(n * k, view.player))
+        return hand_value(view, points, p.points_weight).reshape(n, k)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Determinization
+# ---------------------------------------------------------------------------------------------------------------
+
+def hidden_weights(view: PlayerView, shunned_weight: float, partner_weight: float) -> np.ndarray:
+    """(52,) sampling weight of each card for the opponent's hidden hand: 0 off the unseen cards; else 1, times
+    ``shunned_weight`` next to a card the opponent discarded or declined, times ``partner_weight`` next to a card it
+    took from the pile and holds."""
+    shunned = partners = 0
+    for c in cards.to_ids(view.opponent_discards | view.opponent_declined):
+        shunned |= meld_partners.NEIGHBOURS[c]
+    for c in cards.to_ids(view.opponent_known):
+        partners |= meld_partners.NEIGHBOURS[c]
+    weights = np.zeros(cards.N_CARDS)
+    for c in cards.to_ids(view.unseen):
+        weights[c] = (shunned_weight if shunned >> c & 1 else 1.0) * (partner_weight if partners >> c & 1 else 1.0)
+    return weights
+
+
+def determinize(view: PlayerView, n: int, rng: np.random.Generator, shunned_weight: float = 0.5,
+                partner_weight: float = 2.0, replay: float = 0.5) -> list[engine.HandState]:
+    """``n`` full hand states that ``view`` cannot tell apart from the real one: the viewer's hand, the pile, the
+    public records and the phase as the view shows them, the opponent holding the cards it is known to hold plus
+    cards drawn from the unseen ones by :func:`hidden_weights` (without replacement, Efraimidis-Spirakis keys), the
+    other unseen cards the stock in random order.
+
+    What the view does not show is rebuilt as the least it implies: the viewer's own discards are the face-up cards
+    the opponent did not discard, its own declined cards are empty, the order of the pile under its top card is
+    arbitrary (no rule reaches it), ``turns`` counts the discards seen, and the counters of R60 and R61 start at 0."""
+    if not view.to_act:
+        raise ValueError("determinize needs the view of the player to act")
+    rules = view.rules
+    me, opp = view.player, 1 - view.player
+    unseen = cards.to_ids(view.unseen)
+    hidden = HAND_SIZE - view.opponent_known.bit_count()
+    if len(unseen) != hidden + view.stock_size:
+        raise ValueError(f"view is inconsistent: {len(unseen)} unseen cards for {hidden} hidden and "
+                         f"{view.stock_size} in the stock")
+    weights = hidden_weights(view, shunned_weight, partner_weight)[unseen]
+    held = _sample_hidden(view, np.asarray(unseen, dtype=np.int64), weights, hidden, n, rng, replay)
+    # The rest of the unseen cards, in a uniformly random order, are the stock.
+    order = np.argsort(np.where(held, np.inf, rng.random(held.shape)), axis=1, kind="stable")
+    unseen_arr = np.asarray(unseen, dtype=np.int64)
+
+    top = view.top_discard
+    top_bit = 1 << top if top != engine.NO_CARD else 0
+    upcard = view.initial_upcard
+    upcard_bit = 1 << upcard if upcard != engine.NO_CARD else 0
+    own_known = view.hand & (view.opponent_discards | upcard_bit)
+    visible = view.pile_rest | top_bit | view.opponent_known | own_known
+    own_discards = visible & ~view.opponent_discards
+    # The pile: the upcard at the bottom while it lies there untaken, the top card last.
+    rest = cards.to_ids(view.pile_rest)
+    if upcard_bit & view.pile_rest:
+        rest = [upcard] + [c for c in rest if c != upcard]
+    pile = tuple(rest) + ((top,) if top != engine.NO_CARD else ())
+    stock_top = cards.N_CARDS - view.stock_size
+    phase = view.phase
+    taken = view.taken
+    both_passed = phase == DRAW and bool(pile) and not view.legal_mask[TAKE_DISCARD]
+    must_knock = phase == DISCARD and taken != engine.NO_CARD and view.stock_size == rules.wall
+    turns = own_discards.bit_count() + view.opponent_discards.bit_count()
+    known = _pair(me, own_known, view.opponent_known)
+    discarded = _pair(me, own_discards, view.opponent_discards)
+    declined = _pair(me, 0, view.opponent_declined)
+    dealer = me if view.is_dealer else opp
+    played = [c for c in range(cards.N_CARDS) if not view.unseen >> c & 1 and c != upcard]
+
+    out = []
+    for row in range(n):
+        mine = unseen_arr[held[row]].tolist()
+        opp_hand = view.opponent_known | cards.to_mask(mine)
+        stock = unseen_arr[order[row, :view.stock_size]].tolist()
+        # Cards dealt or drawn so far fill the deck above the stock, the upcard at its place (R10).
+        front = played + mine
+        if upcard != engine.NO_CARD:
+            front = front[:DEALT] + [upcard] + front[DEALT:]
+        deck = tuple(front + stock)
+        out.append(engine.HandState(
+            rules=rules, deck=deck, hands=_pair(me, view.hand, opp_hand), stock_top=stock_top, pile=pile,
+            dealer=dealer, current=me, phase=phase, taken=taken, both_passed=both_passed, must_knock=must_knock,
+            initial_upcard=upcard, knock_limit=view.knock_limit, turns=min(turns, rules.max_turns or turns),
+            known=known, discarded=discarded, declined=declined, outcome=None))
+    return out
+
+
+def _sample_hidden(view: PlayerView, unseen: np.ndarray, weights: np.ndarray, hidden: int, n: int,
+                   rng: np.random.Generator, replay: float) -> np.ndarray:
+    """(n, len(unseen)) bool: which unseen cards the opponent holds in each sample. A weighted draw without
+    replacement (Efraimidis-Spirakis keys: the ``hidden`` smallest -log(u)/w), then ``replay`` times as many
+    improvement steps as the opponent has discarded: draw one more unseen card (weighted), shed the hidden card that
+    leaves its whole hand the least deadwood (ties at random). A player who has drawn and discarded for a while holds
+    a hand that has kept its best cards, so the samples lean toward formed hands as the hand goes on."""
+    u = unseen.size
+    held = np.zeros((n, u), dtype=bool)
+    if hidden == 0:
+        return held
+    keys = -np.log(rng.random((n, u))) / weights
+    held[np.arange(n)[:, None], np.argpartition(keys, hidden - 1, axis=1)[:, :hidden]] = True
+    steps = int(round(replay * view.opponent_discards.bit_count()))
+    if steps == 0 or hidden == u:
+        return held
+    bits = cards.card_bits(unseen)
+    rows = np.arange(n)
+    for _ in range(steps):
+        keys = np.where(held, np.inf, -np.log(rng.random((n, u))) / weights)
+        held[rows, keys.argmin(axis=1)] = True
+        masks = np.bitwise_or.reduce(np.where(held, bits, np.uint64(0)), axis=1) | np.uint64(view.opponent_known)
+        after = solver.discard_deadwoods_of_masks(masks)[:, unseen].astype(np.float64)
+        after = np.where(held, after + rng.random((n, u)) * 0.5, np.inf)
+        held[rows, after.argmin(axis=1)] = False
+    return held
+
+
+def _pair(me: int, mine, theirs) -> tuple:
+    return (mine, theirs) if me == 0 else (theirs, mine)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rollouts and values
+# ---------------------------------------------------------------------------------------------------------------
+
+def play_out(batch: HandBatch, rng: np.random.Generator) -> None:
+    """Play every game of ``batch`` to the end of its hand, both players following the rollout policy, the simple
+    agent (``SimpleAgent.act_batch``)."""
+    while True:
+        live = np.flatnonzero(batch.phase != OVER)
+        if live.size == 0:
+            return
+        v = batch_view(batch, live, batch.current[live])
+        batch.step(live, _SIMPLE.act_batch(v, rng), legal_bits=v.legal_bits)
+
+
+def hand_value(view: PlayerView, points: np.ndarray, points_weight: float) -> np.ndarray:
+    """The value of a hand that ends with the viewer's signed ``points`` (see the module docstring)."""
+    target = view.target
+    if target is None:
+        return points.astype(np.float64)
+    own, other = view.scores
+    table = game_win_table(view.rules)
+    mine = np.clip(own + np.maximum(points, 0), 0, target)
+    theirs = np.clip(other + np.maximum(-points, 0), 0, target)
+    win = table[mine, theirs]
+    return (1.0 - points_weight) * target * win + points_weight * points
+
+
+#: Hands of simple against simple whose scores make the hand-points distribution of :func:`game_win_table`.
+_MODEL_HANDS = 4096
+_MODEL_SEED = 0
+
+
+@functools.lru_cache(maxsize=16)
+def game_win_table(rules: Rules) -> np.ndarray:
+    """((target+1) x (target+1)) probability that the player with score ``a`` wins a game to ``rules.target`` against
+    one with score ``b``, before a hand: 1 at ``a == target``, 0 at ``b == target`` (scores are capped there). Each
+    later hand that scores is won by either player with probability 1/2, for points drawn from those of
+    ``_MODEL_HANDS`` single hands of simple against simple under ``rules`` (seed ``_MODEL_SEED``); dead hands and
+    ties that score nothing change no score and are left out."""
+    target = rules.target
+    points = _simple_hand_points(rules.replace(target=None))
+    values, counts = np.unique(points[points > 0], return_counts=True)
+    probs = counts / counts.sum()
+    return _win_table(target, values.astype(np.int64), probs)
+
+
+def _simple_hand_points(rules: Rules) -> np.ndarray:
+    """Points of the winner of each of ``_MODEL_HANDS`` hands of simple against simple (0 where nobody won)."""
+    rng = np.random.default_rng(_MODEL_SEED)
+    n = _MODEL_HANDS
+    batch = HandBatch(rules, n)
+    decks = rng.permuted(np.tile(np.arange(cards.N_CARDS), (n, 1)), axis=1)
+    batch.deal(np.arange(n), decks, rng.integers(2, size=n))
+    play_out(batch, rng)
+    return np.where(batch.winner == -1, 0, batch.points)
+
+
+def _win_table(target: int, values: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    win = np.zeros((target + 1, target + 1))
+    win[target, :] = 1.0
+    win[target, target] = 0.5  # unreachable: one hand cannot bring both players to the target
+    for a in range(target - 1, -1, -1):
+        mine = np.minimum(a + values, target)
+        for b in range(target - 1, -1, -1):
+            theirs = np.minimum(b + values, target)
+            win[a, b] = 0.5 * (probs @ win[mine, b]) + 0.5 * (probs @ win[a, theirs])
+    return win

@@ -1,0 +1,65 @@
+"""Decision time of the search agent: median and 95th percentile over every decision it makes in seeded hands.
+
+    python benchmarks/bench_search.py [--hands 40] [--seed 0] [--rules eaai] [--opponent expert] [--samples N]
+
+The search plays P1 against ``--opponent`` on single hands; every decision of the search is timed (forced moves
+too, since a game is made of them), and those it searched (more than one candidate) are also reported apart. Run it
+on an idle core: the numbers are wall-clock times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from gin_env import agents, engine
+from gin_env.agents.search import SearchAgent
+from gin_env.observation import view
+from gin_env.rules import PRESETS, Rules
+
+
+def decision_times(search: SearchAgent, opponent, rules: Rules, hands: int, seed: int) -> tuple[list, list]:
+    """Milliseconds of each search decision over ``hands`` seeded hands, and of those that searched."""
+    rng = np.random.default_rng(seed)
+    every, searched = [], []
+    for h in range(hands):
+        state = engine.new_hand(rules, np.random.default_rng([seed, h]), dealer=h % 2)
+        while state.phase != engine.OVER:
+            v = view(state, state.current)
+            if state.current == 0:
+                start = time.perf_counter()
+                action = search.act(v, rng)
+                ms = (time.perf_counter() - start) * 1000.0
+                every.append(ms)
+                if len(search.candidates(v)) > 1:
+                    searched.append(ms)
+            else:
+                action = opponent.act(v, rng)
+            state = engine.step(state, action)
+    return every, searched
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rules", default="eaai", choices=sorted(PRESETS))
+    parser.add_argument("--opponent", default="expert")
+    parser.add_argument("--samples", type=int, default=None, help="the search's samples (default: its default)")
+    args = parser.parse_args()
+    rules = Rules.preset(args.rules, target=None)
+    search = SearchAgent() if args.samples is None else SearchAgent(samples=args.samples)
+    # The first decision compiles the batched engine's kernels and builds the game-win table: not timed.
+    decision_times(search, agents.load(args.opponent), rules, 1, args.seed + 1)
+    every, searched = decision_times(search, agents.load(args.opponent), rules, args.hands, args.seed)
+    print(f"search ({search.params.samples} samples) against {args.opponent}, {args.rules} rules, {args.hands} hands")
+    print("| decisions | count | median ms | 95th percentile ms |")
+    print("|---|---|---|---|")
+    for name, times in (("all", every), ("searched", searched)):
+        print(f"| {name} | {len(times)} | {np.median(times):.1f} | {np.percentile(times, 95):.1f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,208 @@
+"""The search agent (agents/search.py): legal play in every phase, determinizations consistent with the view,
+determinism given the generator, the budget, the game-win table, and a quick edge over random."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from gin_env import actions, agents, cards, duel, engine
+from gin_env.actions import KNOCK_BASE, TAKE_DISCARD
+from gin_env.agents.search import SearchAgent, SearchParams, determinize, game_win_table, hand_value
+from gin_env.observation import view
+from gin_env.rules import Rules
+from tests.scripted import make_deck
+
+#: A small budget keeps the tests fast; the behaviour tested does not depend on it.
+FAST = {"samples": 6}
+
+
+def seeded_views(rules: Rules, seed: int, hands: int, opponent: str = "expert"):
+    """Every view the search agent (P1) decides from in ``hands`` seeded hands against ``opponent``, with the real
+    state it came from; the search plays P1's moves, so the views cover every phase it meets."""
+    search, other = SearchAgent(**FAST), agents.load(opponent)
+    rng = np.random.default_rng(seed)
+    out = []
+    for h in range(hands):
+        state = engine.new_hand(rules, np.random.default_rng([seed, h]), dealer=h % 2)
+        while state.phase != engine.OVER:
+            v = view(state, state.current)
+            if state.current == 0:
+                out.append((state, v))
+                action = search.act(v, rng)
+            else:
+                action = other.act(v, rng)
+            state = engine.step(state, action)
+    return out
+
+
+@pytest.mark.parametrize("preset", ["eaai", "openspiel", "oklahoma", "foony"])
+def test_the_search_plays_only_legal_actions_in_every_phase(preset):
+    """duel raises on an illegal action; every phase the search meets is listed, including the first-upcard offer,
+    the draw, the discard phase and a knock (the wall comes up under openspiel, R38)."""
+    rules = Rules.preset(preset, target=None)
+    search, phases, knocked = SearchAgent(**FAST), set(), False
+
+    def observe(state, action):
+        nonlocal knocked
+        engine.validate(state)
+        if state.current == seat:
+            phases.add(state.phase)
+            knocked |= action >= KNOCK_BASE
+
+    for game in range(6):
+        for seat, opponent in ((0, "simple"), (1, "random")):
+            players = (search, agents.load(opponent)) if seat == 0 else (agents.load(opponent), search)
+            duel.play_game(rules, players, 40, game, observer=observe)
+    assert {engine.OFFER, engine.DRAW, engine.DISCARD} <= phases and knocked
+
+
+def wall_states(rules: Rules, seed: int, hands: int):
+    """States at the wall (R38) where taking the discard is legal, from hands in which both players draw from the
+    stock and shed their worst card as simple does, but never knock."""
+    rng, simple = np.random.default_rng(seed), agents.load("simple")
+    out = []
+    for h in range(hands):
+        state = engine.new_hand(rules, rng, dealer=h % 2)
+        while state.phase not in (engine.OVER, engine.WALL):
+            action = simple.act(view(state, state.current), rng)
+            if action == TAKE_DISCARD:
+                action = actions.DRAW_STOCK if state.phase == engine.DRAW else actions.PASS
+            if action >= KNOCK_BASE:
+                action = actions.discard(action - KNOCK_BASE)
+            state = engine.step(state, action)
+        if state.phase == engine.WALL and engine.legal_mask(state)[TAKE_DISCARD]:
+            out.append(state)
+    return out
+
+
+def test_at_the_wall_the_search_passes_or_takes_and_then_knocks():
+    """R38 (openspiel): at the wall the search weighs PASS against TAKE_DISCARD; after a take only knocks are legal
+    (must_knock), and it knocks."""
+    rules = Rules.preset("openspiel")
+    states = wall_states(rules, 5, 60)
+    assert len(states) >= 3
+    search = SearchAgent(**FAST)
+    for state in states:
+        v = view(state, state.current)
+        assert search.candidates(v) == [TAKE_DISCARD, actions.PASS]
+        assert search.act(v, np.random.default_rng(0)) in (TAKE_DISCARD, actions.PASS)
+        taken = engine.step(state, TAKE_DISCARD)
+        assert taken.must_knock and search.act(view(taken, taken.current), np.random.default_rng(0)) >= KNOCK_BASE
+
+
+def test_determinizations_are_consistent_with_the_view():
+    """Each sampled state passes the engine's invariants, gives the viewer exactly the view it was drawn from, keeps
+    the cards the opponent is known to hold in its hand and deals it only cards the viewer cannot see."""
+    rules = Rules.preset("eaai")
+    checked = 0
+    for _, v in seeded_views(rules, 11, 6)[::3]:
+        for state in determinize(v, 5, np.random.default_rng(checked)):
+            engine.validate(state)
+            assert view(state, v.player) == v
+            opponent_hand = state.hands[1 - v.player]
+            assert opponent_hand & v.opponent_known == v.opponent_known
+            assert opponent_hand & ~v.opponent_known & ~v.unseen == 0
+            assert cards.to_mask(state.deck[state.stock_top:]) & ~v.unseen == 0
+            checked += 1
+    assert checked > 20
+
+
+def test_sampled_opponent_hands_lean_away_from_what_it_discarded():
+    """A neighbour of a card the opponent discarded is drawn into its hand less often than an unrelated card."""
+    rules = Rules.preset("eaai")
+    views = [v for _, v in seeded_views(rules, 12, 4) if v.opponent_discards.bit_count() >= 3]
+    v = views[0]
+    from gin_env import meld_partners
+
+    shunned = 0
+    for c in cards.to_ids(v.opponent_discards):
+        shunned |= meld_partners.NEIGHBOURS[c]
+    near = [c for c in cards.to_ids(v.unseen) if shunned >> c & 1]
+    far = [c for c in cards.to_ids(v.unseen) if not shunned >> c & 1]
+    states = determinize(v, 400, np.random.default_rng(3), replay=0.0)
+    held = np.array([[s.hands[1 - v.player] >> c & 1 for c in range(52)] for s in states]).mean(axis=0)
+    assert held[near].mean() < held[far].mean()
+
+
+def test_the_choice_is_a_function_of_the_view_and_the_generator():
+    rules = Rules.preset("eaai")
+    views = [v for _, v in seeded_views(rules, 13, 3) if len(SearchAgent(**FAST).candidates(v)) > 1][:8]
+    assert views
+    for v in views:
+        one = SearchAgent(**FAST).values(v, SearchAgent(**FAST).candidates(v), np.random.default_rng(9))
+        two = SearchAgent(**FAST).values(v, SearchAgent(**FAST).candidates(v), np.random.default_rng(9))
+        assert np.array_equal(one, two)
+    plays = [duel.play_game(rules, (SearchAgent(**FAST), agents.load("expert")), 3, 0).outcomes for _ in range(2)]
+    assert plays[0] == plays[1]
+
+
+def test_gin_and_a_single_legal_action_are_played_without_search():
+    rules = Rules()
+    p1, p2 = "AS 2S 3S 4H 5H 6H 7C 7D 7S KD", "2C 3C 4C 9D TD JC QC KC 9S TS"
+    state = engine.new_hand(rules, dealer=1, deck=make_deck(p1, p2, "7H"))
+    state = engine.step(state, TAKE_DISCARD)
+    search = SearchAgent(**FAST)
+    assert search.candidates(view(state, 0)) == [actions.knock(cards.card("KD"))]  # gin (R23)
+    after_passes = engine.step(engine.step(engine.new_hand(rules, dealer=1, deck=make_deck(p1, p2, "KH")),
+                                           actions.PASS), actions.PASS)
+    assert search.candidates(view(after_passes, 0)) == [actions.DRAW_STOCK]  # R13c
+
+
+def test_the_sample_budget_and_the_clock_are_honoured():
+    """``samples`` sets the work: ten times the samples take clearly longer; ``time_ms`` stops a huge sample budget
+    after its first round once the time is spent."""
+    rules = Rules.preset("eaai")
+    v = next(v for _, v in seeded_views(rules, 14, 2) if v.phase == engine.DISCARD)
+    search = SearchAgent(samples=100_000, time_ms=30.0, round_samples=8)
+    start = time.perf_counter()
+    search.act(v, np.random.default_rng(0))
+    assert time.perf_counter() - start < 2.0  # 100,000 samples would take minutes
+
+
+@pytest.mark.parametrize(("key", "value"), [("samples", 0), ("samples", 2.5), ("time_ms", 0), ("discards", 0),
+                                            ("shunned_weight", 0.0), ("points_weight", 1.5), ("replay", -1.0)])
+def test_bad_parameters_name_the_key(key, value):
+    with pytest.raises(ValueError, match=key):
+        SearchParams(**{key: value})
+
+
+def test_the_game_win_table_is_a_probability_that_grows_with_the_own_score():
+    rules = Rules.preset("eaai")
+    table = game_win_table(rules)
+    target = rules.target
+    assert table.shape == (target + 1, target + 1)
+    assert (table[target, :target] == 1).all() and (table[:target, target] == 0).all()
+    inner = table[:target, :target]
+    assert np.allclose(inner + inner.T, 1.0)  # the hand model is symmetric
+    assert (np.diff(inner, axis=0) >= -1e-12).all() and (np.diff(inner, axis=1) <= 1e-12).all()
+
+
+def test_near_the_target_a_game_winning_knock_is_worth_more_than_its_points():
+    """With 95 to 90 in a game to 100, a 5-point knock ends the game: worth more than a 25-point gin at 0 to 0
+    (docs/search.md: the value is the game-win chance blended with points)."""
+    rules = Rules.preset("eaai")
+    late = view(engine.new_hand(rules, np.random.default_rng(0)), 0, (95, 90))
+    early = view(engine.new_hand(rules, np.random.default_rng(0)), 0, (0, 0))
+    small_win_late = hand_value(late, np.array([5]), 0.2)[0]
+    big_win_early = hand_value(early, np.array([25]), 0.2)[0]
+    assert small_win_late > big_win_early
+    single = view(engine.new_hand(rules.replace(target=None), np.random.default_rng(0)), 0)
+    assert hand_value(single, np.array([-7, 25]), 0.2).tolist() == [-7.0, 25.0]
+
+
+def test_the_search_beats_random_clearly():
+    rules = Rules.preset("eaai", target=None)
+    search, random = SearchAgent(**FAST), agents.load("random")
+    points = sum(duel.a_side(result, seating).points
+                 for game in range(6) for seating, result in enumerate(duel.play_duplicate(rules, search, random,
+                                                                                           17, game)))
+    assert points > 6 * 2 * 20
+
+
+def test_load_gives_the_search_agent():
+    assert isinstance(agents.load("search"), SearchAgent)
+    with pytest.raises(TypeError):
+        SearchAgent(sampels=3)
