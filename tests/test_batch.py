@@ -124,6 +124,30 @@ def test_from_states_enters_every_phase():
     np.testing.assert_array_equal(b.legal_masks(), [engine.legal_mask(s) for s in states])
 
 
+def test_take_copies_games_that_then_play_on_apart():
+    """``take`` repeats games (every phase, finished ones included) as independent copies: equal states and masks,
+    and stepping a copy changes neither the original nor the other copies."""
+    rules = Rules.preset("openspiel")
+    rng = np.random.default_rng(32)
+    n = 60
+    states = mid_hand_states(rules, np.array([rng.permutation(cards.N_CARDS) for _ in range(n)]),
+                             rng.integers(0, 2, n), rng)
+    b = batch.HandBatch.from_states(states)
+    live = next(i for i, state in enumerate(states) if state.phase != engine.OVER)
+    rows = np.array([live, live, 0, n - 1, live])
+    copy = b.take(rows)
+    assert copy.to_states() == [states[i] for i in rows]
+    np.testing.assert_array_equal(copy.legal_masks(), b.legal_masks(rows))
+    copy.step(np.array([0]), np.array([int(np.flatnonzero(copy.legal_masks([0])[0])[0])]))
+    assert copy.hand_state(0) != states[live]
+    assert b.to_states() == states
+    assert copy.to_states()[1:] == [states[i] for i in rows[1:]]
+    with pytest.raises(ValueError, match="game indices"):
+        b.take([n])
+    with pytest.raises(ValueError, match="non-empty"):
+        b.take([])
+
+
 def test_from_states_rejects_bad_input():
     rules = Rules.preset("standard")
     rng = np.random.default_rng(2)
