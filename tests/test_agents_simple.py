@@ -187,7 +187,7 @@ def test_load_builtin_agents():
 
 
 def test_load_unknown_names_fail_clearly():
-    with pytest.raises(ValueError, match="unknown agent 'simpel'.*random, simple.*module:attr"):
+    with pytest.raises(ValueError, match="unknown agent 'simpel'.*random, search, simple.*module:attr"):
         agents.load("simpel")
 
 
