@@ -6,8 +6,9 @@ At each decision with more than one sensible action it
    the cards the opponent took from the pile and still holds stay in its hand; its other cards are drawn from the
    unseen ones, each weighted by what the opponent showed (a neighbour of a card it discarded or declined, which it
    would have kept had it held a meld partner, weighs ``shunned_weight``; a neighbour of a card it took, which it
-   took to meld, weighs ``partner_weight``; any other unseen card 1); the rest of the unseen cards form the stock, in
-   random order;
+   took to meld, weighs ``partner_weight``; any other unseen card 1), then improved by ``replay`` draw-and-shed
+   steps per card the opponent has discarded, so that a hand that has been played for a while is a formed one; the
+   rest of the unseen cards form the stock, in random order;
 2. **plays** every (sample x candidate action) continuation to the end of the hand in one ``HandBatch`` (built once
    with ``HandBatch.from_states``, each sample copied once per candidate with ``HandBatch.take``), both players
    following the rollout policy, the simple agent's compiled ``act_batch`` (it knocks as soon as it may);
@@ -18,12 +19,13 @@ The candidates: take and leave the face-up card in the offer and the draw, pass 
 discard phase gin and big gin at once when legal, otherwise the least-deadwood knock and the expert's
 ``discards`` best discards (``ExpertAgent.discard_ranking``).
 
-**Value.** In a single hand (no target, or a ``single_hand`` game) the value is the hand's signed points. In a game
-to the target it is the probability of winning the game once the hand is scored (:func:`game_win_table`: both
-players equally likely to win each later hand, its points drawn from hands of simple against simple under the same
-rules), blended with the hand points: ``(1 - points_weight) * target * P(win) + points_weight * points``. Far from
-the target that is close to the points alone; near it, a knock that wins the game beats a bigger gin later, and a
-player far behind prefers the bigger swing.
+**Value.** When the view shows no target (rules with ``target`` None, as ``evaluate --deals`` plays) the value is the
+hand's signed points. Otherwise it is the probability of winning the game once the hand is scored
+(:func:`game_win_table`: both players equally likely to win each later hand, its points drawn from hands of simple
+against simple under the same rules), blended with the hand points:
+``(1 - points_weight) * target * P(win) + points_weight * points``. Far from the target that is close to the points
+alone; near it, a knock that wins the game beats a bigger gin later, and a player far behind prefers the bigger
+swing.
 
 **Budget.** ``samples`` determinizations per decision; ``time_ms``, if set, also stops adding rounds of
 ``round_samples`` once that many milliseconds have passed (at least one round is played). The choice is a function
