@@ -15,7 +15,7 @@ How it plays:
 * **Knocking**: gin always. Otherwise it knocks only in the first few draws, while the opponent's hand is still
   unformed; after that it keeps its deadwood low and waits for gin or for the opponent to knock into an undercut.
   Against knock-eager opponents this waiting beat every earlier knock schedule that was measured
-  (README, "The expert").
+  (docs/expert.md).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from gin_env.taken_card import kept_card
 @dataclass(frozen=True)
 class ExpertParams:
     """The expert's tunable numbers. The defaults won the most matches against ``simple`` under the ``eaai`` rules
-    (the README section "The expert" tells how they were measured)."""
+    (docs/expert.md tells how they were measured)."""
 
     #: Take the face-up card when it leaves at least this much less deadwood than a stock draw is expected to.
     take_margin: float = 1.0
