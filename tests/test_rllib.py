@@ -267,3 +267,15 @@ def test_a_module_with_a_layer_the_policy_file_cannot_hold_is_refused(tmp_path):
     with pytest.raises(ValueError, match="only linear layers and .*LayerNorm"):
         rllib.export_policy(module, str(tmp_path / "policy.pt"), {})
     assert not (tmp_path / "policy.pt").exists()
+
+
+def test_the_league_table_skips_an_opponent_that_ended_no_hand_in_the_iteration():
+    """RLlib reports the emptied sums of an opponent with no finished hand as NaN; such an opponent has no row
+    (seen on a fresh install: one iteration of 600 steps ended no hand against one snapshot)."""
+    from gin_env.training import rllib_loop
+
+    nan = float("nan")
+    result = {"env_runners": {"league": {"simple": {"hands": 4.0, "wins": 3.0, "points": 40.0},
+                                         "snapshot_1": {"hands": nan, "wins": nan, "points": nan},
+                                         "expert": {"hands": 0.0, "wins": 0.0, "points": 0.0}}}}
+    assert rllib_loop.league_row(result) == {"simple": {"hands": 4, "hand_win_rate": 0.75, "points_per_hand": 10.0}}

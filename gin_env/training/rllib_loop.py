@@ -147,11 +147,12 @@ class LeagueMetrics(RLlibCallback):
 
 
 def league_row(result: dict) -> dict[str, dict[str, float]]:
-    """Per opponent, the learner's hands, hand win rate and points per hand in one iteration's ``result``."""
+    """Per opponent, the learner's hands, hand win rate and points per hand in one iteration's ``result``; none for
+    an opponent that ended no hand in it (RLlib then reports its sums as NaN, not 0)."""
     rows = {}
     for name, sums in sorted(result.get("env_runners", {}).get("league", {}).items()):
         hands = float(sums["hands"])
-        if hands:
+        if hands > 0:
             rows[name] = {"hands": int(hands), "hand_win_rate": float(sums["wins"]) / hands,
                           "points_per_hand": float(sums["points"]) / hands}
     return rows
