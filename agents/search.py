@@ -76,14 +76,9 @@ class SearchParams:
     replay: float = 0.5
     #: Share of the hand points in the value of a hand in a game to the target (the rest: the game-win chance).
     points_weight: float = 0.2
-    #: A knock the rollouts prefer is vetoed when the opponent undercuts it in more than this share of
-    #: ``knock_samples`` fresh samples replayed ``knock_replay`` steps per opponent discard (1: no veto).
-    undercut_limit: float = 1.0
-    knock_samples: int = 96
-    knock_replay: float = 2.0
 
     def __post_init__(self) -> None:
-        for key in ("samples", "round_samples", "discards", "knock_samples"):
+        for key in ("samples", "round_samples", "discards"):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"search parameter {key!r} must be an integer >= 1, got {value!r}")
@@ -92,12 +87,10 @@ class SearchParams:
         for key in ("shunned_weight", "partner_weight"):
             if not getattr(self, key) > 0:
                 raise ValueError(f"search parameter {key!r} must be positive, got {getattr(self, key)!r}")
-        for key in ("replay", "knock_replay"):
-            if not getattr(self, key) >= 0:
-                raise ValueError(f"search parameter {key!r} must be >= 0, got {getattr(self, key)!r}")
-        for key in ("points_weight", "undercut_limit"):
-            if not 0.0 <= getattr(self, key) <= 1.0:
-                raise ValueError(f"search parameter {key!r} must lie in [0, 1], got {getattr(self, key)!r}")
+        if not self.replay >= 0:
+            raise ValueError(f"search parameter 'replay' must be >= 0, got {self.replay!r}")
+        if not 0.0 <= self.points_weight <= 1.0:
+            raise ValueError(f"search parameter 'points_weight' must lie in [0, 1], got {self.points_weight!r}")
 
 
 class SearchAgent:
@@ -115,14 +108,7 @@ class SearchAgent:
         candidates = self.candidates(view)
         if len(candidates) == 1:
             return candidates[0]
-        values = self.values(view, candidates, rng)
-        choice = candidates[int(np.argmax(values))]
-        if (choice >= KNOCK_BASE and self.params.undercut_limit < 1.0
-                and self.undercut_risk(view, choice, rng) > self.params.undercut_limit):
-            others = [i for i, a in enumerate(candidates) if a < KNOCK_BASE]
-            if others:
-                choice = candidates[max(others, key=lambda i: values[i])]
-        return choice
+        return candidates[int(np.argmax(self.values(view, candidates, rng)))]
 
     # -- what to search ---------------------------------------------------------------------------------------------
 
@@ -166,18 +152,6 @@ class SearchAgent:
             if p.time_ms is not None and (time.perf_counter() - start) * 1000.0 >= p.time_ms:
                 break
         return total / played
-
-    def undercut_risk(self, view: PlayerView, knock: int, rng: np.random.Generator) -> float:
-        """Share of ``knock_samples`` samples, replayed ``knock_replay`` steps per opponent discard (formed hands,
-        as a player who waits for gin holds), in which the opponent undercuts (or ties) the ``knock``: the showdown
-        is exact, the engine's knock step scores it."""
-        p = self.params
-        states = determinize(view, p.knock_samples, rng, p.shunned_weight, p.partner_weight, p.knock_replay)
-        batch = HandBatch.from_states(states)
-        games = np.arange(p.knock_samples)
-        batch.step(games, np.full(p.knock_samples, knock, dtype=np.int64))
-        points = batch.player_points(games, np.full(p.knock_samples, view.player))
-        return float(np.mean(points <= 0))
 
     def _rollout_values(self, view: PlayerView, candidates: list[int], n: int,
                         rng: np.random.Generator) -> np.ndarray:

@@ -139,49 +139,6 @@ def test_the_choice_is_a_function_of_the_view_and_the_generator():
     assert plays[0] == plays[1]
 
 
-def knock_views(seed: int, hands: int):
-    """Views of the search's discard phases in which a knock short of gin is legal."""
-    return [v for _, v in seeded_views(Rules.preset("eaai"), seed, hands)
-            if v.phase == engine.DISCARD and len(SearchAgent(**FAST).candidates(v)) > 1
-            and SearchAgent(**FAST).candidates(v)[-1] >= KNOCK_BASE]
-
-
-def test_the_undercut_risk_is_the_exact_showdown_over_the_formed_samples():
-    """The risk is the share of the same determinizations (replayed ``knock_replay`` steps) in which the scalar
-    engine's knock step (R25-R31) scores the knock 0 or less for the knocker; formed hands undercut more often
-    than freshly dealt ones, summed over many knocks."""
-    views = knock_views(15, 12)
-    assert len(views) >= 5
-    formed = fresh = 0.0
-    for i, v in enumerate(views):
-        knock = SearchAgent(**FAST).candidates(v)[-1]
-        search = SearchAgent(**FAST, knock_samples=40, knock_replay=2.0)
-        risk = search.undercut_risk(v, knock, np.random.default_rng(i))
-        states = determinize(v, 40, np.random.default_rng(i), replay=2.0)
-        exact = np.mean([engine.step(s, knock).outcome.player_points(v.player) <= 0 for s in states])
-        assert risk == exact
-        formed += risk
-        fresh += SearchAgent(**FAST, knock_samples=40, knock_replay=0.0).undercut_risk(v, knock,
-                                                                                    np.random.default_rng(i))
-    assert formed > fresh
-
-
-def test_a_knock_over_the_undercut_limit_is_vetoed():
-    """With ``undercut_limit`` 0 the search knocks only where no formed sample undercuts; with 1 it never vetoes."""
-    views = knock_views(16, 12)
-    vetoed = 0
-    for i, v in enumerate(views):
-        knock = SearchAgent(**FAST).candidates(v)[-1]
-        strict = SearchAgent(**FAST, undercut_limit=0.0)
-        if strict.act(v, np.random.default_rng(i)) == knock:
-            rng = np.random.default_rng(i)
-            strict.values(v, strict.candidates(v), rng)
-            assert strict.undercut_risk(v, knock, rng) == 0.0
-        loose_choice = SearchAgent(**FAST).act(v, np.random.default_rng(i))
-        vetoed += loose_choice == knock and strict.act(v, np.random.default_rng(i)) != knock
-    assert vetoed > 0
-
-
 def test_gin_and_a_single_legal_action_are_played_without_search():
     rules = Rules()
     p1, p2 = "AS 2S 3S 4H 5H 6H 7C 7D 7S KD", "2C 3C 4C 9D TD JC QC KC 9S TS"
@@ -206,8 +163,7 @@ def test_the_sample_budget_and_the_clock_are_honoured():
 
 
 @pytest.mark.parametrize(("key", "value"), [("samples", 0), ("samples", 2.5), ("time_ms", 0), ("discards", 0),
-                                            ("shunned_weight", 0.0), ("points_weight", 1.5), ("replay", -1.0),
-                                            ("undercut_limit", 1.5), ("knock_samples", 0), ("knock_replay", -1.0)])
+                                            ("shunned_weight", 0.0), ("points_weight", 1.5), ("replay", -1.0)])
 def test_bad_parameters_name_the_key(key, value):
     with pytest.raises(ValueError, match=key):
         SearchParams(**{key: value})
