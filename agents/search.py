@@ -15,9 +15,10 @@ At each decision with more than one sensible action it
 3. **picks** the candidate with the best mean value over the samples, the same samples for every candidate so that
    luck of the deal cancels between them. Ties go to the candidate listed first.
 
-The candidates: take and leave the face-up card in the offer and the draw, pass or take at the wall; in the
-discard phase gin and big gin at once when legal, otherwise the least-deadwood knock and the expert's
-``discards`` best discards (``ExpertAgent.discard_ranking``).
+The candidates: pass or take at the wall; in the discard phase gin and big gin at once when legal, otherwise the
+least-deadwood knock and the expert's ``discards`` best discards (``ExpertAgent.discard_ranking``). In the offer and
+the draw it takes the expert's choice, unless ``search_draws`` makes taking and leaving the face-up card candidates
+too. So by default the search decides when to knock, and the expert's lookahead what to draw and discard.
 
 **Value.** When the view shows no target (rules with ``target`` None, as ``evaluate --deals`` plays) the value is the
 hand's signed points. Otherwise it is the probability of winning the game once the hand is scored
@@ -45,7 +46,7 @@ from gin_env import cards, engine, meld_partners, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.batch import HandBatch
 from gin_env.batch_observation import batch_view
-from gin_env.engine import DEALT, DISCARD, DRAW, OVER
+from gin_env.engine import DEALT, DISCARD, DRAW, OFFER, OVER
 from gin_env.observation import PlayerView
 from gin_env.rules import HAND_SIZE, Rules
 
@@ -67,6 +68,9 @@ class SearchParams:
     round_samples: int = 8
     #: Discards searched in the discard phase: the expert's best ones.
     discards: int = 1
+    #: Search the offer and the draw (take the face-up card or not); False: take the expert's choice there. The
+    #: rollouts judge a draw by how simple plays on, and that lost to the expert's one-draw lookahead.
+    search_draws: bool = False
     #: Sampling weight of an unseen card next to one the opponent discarded or declined (it would have kept it) ...
     shunned_weight: float = 0.5
     #: ... and of one next to a card it took from the pile and holds (it took that card to meld it).
@@ -82,6 +86,8 @@ class SearchParams:
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"search parameter {key!r} must be an integer >= 1, got {value!r}")
+        if not isinstance(self.search_draws, bool):
+            raise ValueError(f"search parameter 'search_draws' must be True or False, got {self.search_draws!r}")
         if self.time_ms is not None and not self.time_ms > 0:
             raise ValueError(f"search parameter 'time_ms' must be positive or None, got {self.time_ms!r}")
         for key in ("shunned_weight", "partner_weight"):
@@ -105,6 +111,8 @@ class SearchAgent:
         return f"SearchAgent({self.params})"
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        if view.phase in (OFFER, DRAW) and not self.params.search_draws:
+            return self._expert.act(view, rng)
         candidates = self.candidates(view)
         if len(candidates) == 1:
             return candidates[0]
@@ -114,7 +122,8 @@ class SearchAgent:
 
     def candidates(self, view: PlayerView) -> list[int]:
         """The actions worth searching, in order of preference for ties; a single one when the choice is forced or
-        clear (one legal action, gin, big gin)."""
+        clear (one legal action, gin, big gin). In the offer and the draw :meth:`act` asks for them only with
+        ``search_draws``."""
         mask = view.legal_mask
         legal = np.flatnonzero(mask).tolist()
         if not legal:

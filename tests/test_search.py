@@ -139,6 +139,20 @@ def test_the_choice_is_a_function_of_the_view_and_the_generator():
     assert plays[0] == plays[1]
 
 
+def test_by_default_the_expert_chooses_the_draw_and_the_search_the_knock():
+    """In the offer and the draw (R13, R15) the default search plays the expert's choice; with ``search_draws`` it
+    weighs taking the face-up card against leaving it. In the discard phase it searches either way."""
+    views = [v for _, v in seeded_views(Rules.preset("eaai"), 18, 4)]
+    expert, default, drawing = agents.load("expert"), SearchAgent(**FAST), SearchAgent(**FAST, search_draws=True)
+    draws = [v for v in views if v.phase in (engine.OFFER, engine.DRAW) and v.legal_mask[TAKE_DISCARD]]
+    assert len(draws) >= 10
+    for i, v in enumerate(draws):
+        assert default.act(v, np.random.default_rng(i)) == expert.act(v, np.random.default_rng(i))
+        weighed = drawing.candidates(v)
+        assert weighed[0] == TAKE_DISCARD and len(weighed) == 2
+        assert drawing.act(v, np.random.default_rng(i)) in weighed
+
+
 def test_gin_and_a_single_legal_action_are_played_without_search():
     rules = Rules()
     p1, p2 = "AS 2S 3S 4H 5H 6H 7C 7D 7S KD", "2C 3C 4C 9D TD JC QC KC 9S TS"
@@ -163,7 +177,8 @@ def test_the_sample_budget_and_the_clock_are_honoured():
 
 
 @pytest.mark.parametrize(("key", "value"), [("samples", 0), ("samples", 2.5), ("time_ms", 0), ("discards", 0),
-                                            ("shunned_weight", 0.0), ("points_weight", 1.5), ("replay", -1.0)])
+                                            ("shunned_weight", 0.0), ("points_weight", 1.5), ("replay", -1.0),
+                                            ("search_draws", 1)])
 def test_bad_parameters_name_the_key(key, value):
     with pytest.raises(ValueError, match=key):
         SearchParams(**{key: value})
