@@ -61,7 +61,7 @@ class SearchParams:
     """The search agent's numbers (docs/search.md tells how the defaults were measured)."""
 
     #: Determinizations per decision.
-    samples: int = 96
+    samples: int = 192
     #: Stop adding rounds of ``round_samples`` samples once a decision has taken this many milliseconds (None: no
     #: clock, ``samples`` alone decides, and the agent is deterministic given its generator).
     time_ms: float | None = None
@@ -111,7 +111,7 @@ class SearchAgent:
         return f"SearchAgent({self.params})"
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
-        if view.phase in (OFFER, DRAW) and not self.params.search_draws:
+        if self._expert_draws(view):
             return self._expert.act(view, rng)
         candidates = self.candidates(view)
         if len(candidates) == 1:
@@ -119,6 +119,14 @@ class SearchAgent:
         return candidates[int(np.argmax(self.values(view, candidates, rng)))]
 
     # -- what to search ---------------------------------------------------------------------------------------------
+
+    def searches(self, view: PlayerView) -> bool:
+        """Whether :meth:`act` plays rollouts for ``view``: more than one candidate, and not a draw that the expert
+        chooses."""
+        return not self._expert_draws(view) and len(self.candidates(view)) > 1
+
+    def _expert_draws(self, view: PlayerView) -> bool:
+        return view.phase in (OFFER, DRAW) and not self.params.search_draws
 
     def candidates(self, view: PlayerView) -> list[int]:
         """The actions worth searching, in order of preference for ties; a single one when the choice is forced or

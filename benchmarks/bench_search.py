@@ -3,8 +3,8 @@
     python benchmarks/bench_search.py [--hands 40] [--seed 0] [--rules eaai] [--opponent expert] [--samples N]
 
 The search plays P1 against ``--opponent`` on single hands; every decision of the search is timed (forced moves
-too, since a game is made of them), and those it searched (more than one candidate) are also reported apart. Run it
-on an idle core: the numbers are wall-clock times.
+too, since a game is made of them), and those it searched (``SearchAgent.searches``: rollouts were played) are also
+reported apart. Run it on an idle core: the numbers are wall-clock times.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def decision_times(search: SearchAgent, opponent, rules: Rules, hands: int, seed
                 action = search.act(v, rng)
                 ms = (time.perf_counter() - start) * 1000.0
                 every.append(ms)
-                if len(search.candidates(v)) > 1:
+                if search.searches(v):
                     searched.append(ms)
             else:
                 action = opponent.act(v, rng)
