@@ -68,11 +68,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     workers = max(1, args.workers)
     start = time.perf_counter()
     try:
-        for path, option in ((args.json, "--json"), (args.plot, "--plot")):
-            if path is not None:
-                report.check_output_file(path, option)
-        if args.plot is not None:
-            require("matplotlib", "--plot")
+        _check_outputs(args)
         if args.ray is not None:
             require("ray", "--ray")
         result = evaluate(args.agents, rules, mode, n, args.seed, workers, not args.no_progress, args.replays,
@@ -95,11 +91,7 @@ def _main_format(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog
     """``--players 3`` or ``4``: run ``evaluation.formats``, print its table, write its JSON and plot."""
     start = time.perf_counter()
     try:
-        for path, option in ((args.json, "--json"), (args.plot, "--plot")):
-            if path is not None:
-                report.check_output_file(path, option)
-        if args.plot is not None:
-            require("matplotlib", "--plot")
+        _check_outputs(args)
         result = formats.evaluate_format(args.agents, rules, mode, n, args.seed, not args.no_progress)
     except (ValueError, AgentActionError, ImportError, OSError) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
@@ -110,6 +102,15 @@ def _main_format(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog
     print(formats.table(result))
     print(f"\n{time.perf_counter() - start:.1f} s in one process")
     return _write_outputs(result, args, prog, formats.plot)
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Before the first game: every output path asked for can be written, and ``--plot`` has matplotlib."""
+    for path, option in ((args.json, "--json"), (args.plot, "--plot")):
+        if path is not None:
+            report.check_output_file(path, option)
+    if args.plot is not None:
+        require("matplotlib", "--plot")
 
 
 def _write_outputs(result: dict, args: argparse.Namespace, prog: str, plot=None) -> int:
