@@ -19,11 +19,11 @@ effective sample size for the win rate, a normal interval of the ratio estimator
 from __future__ import annotations
 
 import itertools
-import os
 
 import numpy as np
 
 from gin_env import agents, four_players
+from gin_env.evaluation.report import save_figure
 from gin_env.evaluation.stats import normal_interval, ratio_estimate, wilson_interval
 from gin_env.format_table import make_table
 from gin_env.optional import require
@@ -174,11 +174,4 @@ def plot(report: dict, path: str) -> None:
     fig.suptitle(f"{report['rules']} rules, {report['players']} players, {report['lineups'][0]['games']} "
                  f"{report['mode']}, seed {report['seed']}")
     fig.tight_layout()
-    temporary = f"{path}.{os.getpid()}.tmp"
-    try:
-        fig.savefig(temporary, dpi=120, format="png")
-        os.replace(temporary, path)
-    finally:
-        plt.close(fig)
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    save_figure(fig, path)

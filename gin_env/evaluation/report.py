@@ -100,6 +100,13 @@ def plot(report: dict, path: str) -> None:
     mode = report["mode"]
     fig.suptitle(f"{report['rules']} rules, {pairs[0][mode]} duplicate {mode} per pair, seed {report['seed']}")
     fig.tight_layout()
+    save_figure(fig, path)
+
+
+def save_figure(fig, path: str) -> None:
+    """Write ``fig`` to ``path`` as a PNG and close it; written beside it first and then renamed, so a failure or an
+    interrupt never leaves a half-written plot under the name asked for."""
+    plt = require("matplotlib.pyplot", "--plot")
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         fig.savefig(temporary, dpi=120, format="png")
@@ -108,5 +115,3 @@ def plot(report: dict, path: str) -> None:
         plt.close(fig)
         if os.path.exists(temporary):
             os.unlink(temporary)
-
-
