@@ -108,6 +108,27 @@ def test_resume_continues_from_a_checkpoint(run, tmp_path):
     assert len(history["args"]) == 2 and history["eval"][-1]["step"] == resumed.num_timesteps
 
 
+def test_evaluations_play_the_chosen_opponent_and_a_resume_keeps_it(run, tmp_path):
+    run_dir, _ = run
+    with open(os.path.join(run_dir, "history.json")) as f:
+        assert {e["opponent"] for e in json.load(f)["eval"]} == {"simple"}
+    # best.zip is chosen by comparing evaluations, so a run cannot switch its evaluation opponent midway.
+    with pytest.raises(ValueError, match="--eval-opponent 'random'.*evaluated against 'simple'"):
+        loop.train(config.parse_args(["--total-timesteps", "4000", "--run-dir", run_dir, "--resume",
+                                      os.path.join(run_dir, "last.zip"), *TINY, "--eval-opponent", "random"]))
+    fresh = str(tmp_path / "against_random")
+    model = loop.train(config.parse_args(["--total-timesteps", "5000", "--seed", "3", "--run-dir", fresh, "--resume",
+                                          os.path.join(run_dir, "last.zip"), *TINY, "--eval-opponent", "random"]))
+    with open(os.path.join(fresh, "history.json")) as f:
+        history = json.load(f)
+    assert history["eval_opponent"] == "random" and {e["opponent"] for e in history["eval"]} == {"random"}
+    assert history["eval"][-1]["step"] == model.num_timesteps
+    # An unknown opponent is refused before the run starts, not at its first evaluation.
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        loop.train(config.parse_args(["--run-dir", str(tmp_path / "never"), *TINY, "--eval-opponent", "nobody"]))
+    assert not os.path.exists(tmp_path / "never")
+
+
 def test_schedule_and_allocation():
     schedule = opponents.parse_schedule("0.5:simple=3,self=1; 0:random")
     assert schedule == [(0.0, {"random": 1.0}), (0.5, {"simple": 3.0, "self": 1.0})]

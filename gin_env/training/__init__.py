@@ -3,9 +3,10 @@
 In the spirit of CleanRL: every knob is a field of :class:`.config.Args` (``gin-env train --help``), every random
 choice is seeded from ``--seed``, and a run writes everything to ``--run-dir``:
 
-* ``tb/``: TensorBoard logs (per opponent: hand win rate and points per hand; evaluations against simple; steps/s);
-* ``last.zip`` every ``--checkpoint-every`` steps and at the end, ``best.zip`` (best points per hand against simple
-  in the periodic duplicate-deal evaluation), ``history.json`` and ``learning_curve.png``;
+* ``tb/``: TensorBoard logs (per opponent: hand win rate and points per hand; the periodic evaluations; steps/s);
+* ``last.zip`` every ``--checkpoint-every`` steps and at the end, ``best.zip`` (best points per hand in the periodic
+  duplicate-deal evaluation against ``--eval-opponent``, simple by default), ``history.json`` and
+  ``learning_curve.png``;
 * ``policy.zip``: ``best.zip`` without its optimizer state, a third of the size, the file to ship
   (``agents/models/ppo_gin.zip`` is one).
 

@@ -48,6 +48,8 @@ class Args:
     hidden: int = field(default=128, metadata={"help": "width of the value head's hidden layer"})
     eval_every: int = field(default=250_000, metadata={"help": "steps between evaluations against simple"})
     eval_deals: int = field(default=500, metadata={"help": "duplicate deals per evaluation (0: no evaluations)"})
+    eval_opponent: str = field(default="simple", metadata={
+        "help": "the agent the periodic evaluations play (it also picks best.zip)"})
     checkpoint_every: int = field(default=250_000, metadata={"help": "steps between saves of last.zip"})
     run_dir: str = field(default="runs/ppo", metadata={"help": "where logs, checkpoints and plots go"})
     resume: str = field(default="", metadata={"help": "a model .zip to continue training (its PPO settings win)"})

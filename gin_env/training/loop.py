@@ -8,6 +8,7 @@ import os
 import sys
 import time
 
+from gin_env import agents
 from gin_env.agents.networks import CardPolicy
 from gin_env.agents.ppo import custom_objects_for, export_model
 from gin_env.optional import require
@@ -39,6 +40,7 @@ def train(args: Args):
     require("tensorboard", "training's logs")
     if args.eval_deals:
         require("matplotlib", "the learning curve")
+    eval_opponent = agents.load(args.eval_opponent) if args.eval_deals else None
     torch.set_num_threads(args.threads)
     os.makedirs(args.run_dir, exist_ok=True)
     rules = Rules.preset(args.rules)
@@ -47,8 +49,12 @@ def train(args: Args):
     if args.resume and os.path.isfile(history_path):
         with open(history_path) as f:
             history = json.load(f)
+        # best.zip is kept by comparing evaluations, which only means something against one opponent.
+        if history.get("eval_opponent", "simple") != args.eval_opponent:
+            raise ValueError(f"--eval-opponent {args.eval_opponent!r}: the run in {args.run_dir} was evaluated "
+                             f"against {history.get('eval_opponent', 'simple')!r}; give that, or a new --run-dir")
     else:
-        history = {"eval_deals": args.eval_deals, "train": [], "eval": []}
+        history = {"eval_deals": args.eval_deals, "eval_opponent": args.eval_opponent, "train": [], "eval": []}
     history.setdefault("args", []).append(dataclasses.asdict(args))
     tb_dir = os.path.join(args.run_dir, "tb")
     if args.resume:
@@ -60,7 +66,7 @@ def train(args: Args):
         model = new_model(env, args, tb_dir)
         if args.imitate_steps:
             imitate(model, args, history)
-    callback = RunCallback(args, env, rules, history)
+    callback = RunCallback(args, env, rules, history, eval_opponent)
     remaining = args.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(remaining, callback=callback, reset_num_timesteps=not args.resume, tb_log_name="ppo")

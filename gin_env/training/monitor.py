@@ -1,5 +1,5 @@
 """The run's bookkeeping during ``learn``: opponents per rollout, tallies, TensorBoard scalars, self-play
-snapshots, periodic evaluations against simple, checkpoints and the progress bar."""
+snapshots, periodic evaluations against a fixed opponent, checkpoints and the progress bar."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import time
 
 import numpy as np
 
-from gin_env import agents
 from gin_env.agents.ppo import PPOAgent
 from gin_env.evaluation import pair_stats, play_games
 from gin_env.optional import require
@@ -22,9 +21,9 @@ BaseCallback = require("stable_baselines3.common.callbacks", "training").BaseCal
 tqdm = require("tqdm", "training's progress bar").tqdm
 
 
-def quick_eval(agent, rules: Rules, deals: int, seed: int) -> dict:
-    """The evaluation's statistics for ``agent`` against simple on ``deals`` duplicate single hands."""
-    games = play_games(rules.replace(target=None), agent, agents.load("simple"), seed, range(deals))
+def quick_eval(agent, opponent, rules: Rules, deals: int, seed: int) -> dict:
+    """The evaluation's statistics for ``agent`` against ``opponent`` on ``deals`` duplicate single hands."""
+    games = play_games(rules.replace(target=None), agent, opponent, seed, range(deals))
     return pair_stats(games)
 
 
@@ -48,9 +47,10 @@ class RunCallback(BaseCallback):
     """The run's bookkeeping during ``learn``: opponents per rollout, per-opponent tallies, TensorBoard scalars,
     self-play snapshots, evaluations, checkpoints and the progress bar."""
 
-    def __init__(self, args: Args, env: PoolVecEnv, rules: Rules, history: dict) -> None:
+    def __init__(self, args: Args, env: PoolVecEnv, rules: Rules, history: dict, eval_opponent=None) -> None:
         super().__init__()
         self.args, self.env, self.rules, self.history = args, env, rules, history
+        self.eval_opponent = eval_opponent
         self.schedule = parse_schedule(args.opponents)
         self.fixed = {name: batched_agent(name) for _, mix in self.schedule for name in mix if name != SELF}
         # Seeded by the run's progress too, so a resumed run does not repeat its first draws.
@@ -119,18 +119,22 @@ class RunCallback(BaseCallback):
             self.next_checkpoint = self.num_timesteps + self.args.checkpoint_every
 
     def evaluate(self) -> None:
-        """Greedy play against simple on fixed duplicate deals; keeps ``best.zip`` by points per hand."""
-        stats = quick_eval(PPOAgent(frozen_copy(self.model.policy)), self.rules, self.args.eval_deals, self.args.seed)
+        """Greedy play against the evaluation's opponent on fixed duplicate deals; keeps ``best.zip`` by points
+        per hand."""
+        stats = quick_eval(PPOAgent(frozen_copy(self.model.policy)), self.eval_opponent, self.rules,
+                           self.args.eval_deals, self.args.seed)
         stats["step"] = self.num_timesteps
+        stats["opponent"] = self.args.eval_opponent
         self.history["eval"].append(stats)
-        self.logger.record("eval_simple/points_per_hand", stats["a_points_per_hand"])
-        self.logger.record("eval_simple/hand_win_rate", stats["a_hand_win_rate"])
+        self.logger.record(f"eval_{self.args.eval_opponent}/points_per_hand", stats["a_points_per_hand"])
+        self.logger.record(f"eval_{self.args.eval_opponent}/hand_win_rate", stats["a_hand_win_rate"])
         best = self.history.get("best")
         if best is None or stats["a_points_per_hand"] > best["a_points_per_hand"]:
             self.history["best"] = stats
             self.model.save(os.path.join(self.args.run_dir, "best.zip"))
-        self.bar.write(f"step {self.num_timesteps:,}: against simple {stats['a_points_per_hand']:+.2f} points "
-                       f"per hand, hand win rate {stats['a_hand_win_rate']:.1%}")
+        self.bar.write(f"step {self.num_timesteps:,}: against {self.args.eval_opponent} "
+                       f"{stats['a_points_per_hand']:+.2f} points per hand, "
+                       f"hand win rate {stats['a_hand_win_rate']:.1%}")
 
     def checkpoint(self) -> None:
         save_run(self.model, self.history, self.args.run_dir)

@@ -8,7 +8,7 @@ from gin_env.optional import require
 
 
 def plot_curve(history: dict, path: str) -> None:
-    """A PNG of the run: training hand win rate per opponent, and evaluation against simple, over steps."""
+    """A PNG of the run: training hand win rate per opponent, and the periodic evaluation, over steps."""
     require("matplotlib", "the learning curve").use("Agg")
     plt = require("matplotlib.pyplot", "the learning curve")
 
@@ -34,7 +34,7 @@ def plot_curve(history: dict, path: str) -> None:
         rate_ax.set(ylim=(0, 1), ylabel="hand win rate")
         rate_ax.legend(loc="lower right", fontsize="small")
     eval_ax.set(xlabel="steps", ylabel="points per hand (95% interval)",
-                title=f"against simple, {history['eval_deals']} duplicate deals")
+                title=f"against {history.get('eval_opponent', 'simple')}, {history['eval_deals']} duplicate deals")
     eval_ax.legend(loc="upper left", fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
