@@ -181,9 +181,9 @@ def test_worker_processes_run_torch_on_one_thread():
 
 def test_the_report_is_the_one_recorded_before_the_move_into_the_package(tmp_path):
     """``python evaluate.py random simple expert --deals 40 --seed 0 --workers 1 --json FILE``, recorded before
-    evaluation moved from the script into gin_env.evaluation (issue 12), and again when each pair gained
-    ``capped_hands`` and ``abandoned_games`` (R19, R19a; every other number unchanged): the same JSON, byte for
-    byte."""
+    evaluation moved from the script into gin_env.evaluation (issue 12), again when each pair gained
+    ``capped_hands`` and ``abandoned_games`` (R19, R19a; every other number unchanged), and again when the expert
+    began to race for gin (its pairs' numbers changed): the same JSON, byte for byte."""
     golden = os.path.join(os.path.dirname(__file__), "data", "evaluate_seed0_golden.json")
     out = tmp_path / "report.json"
     assert cli.main(["random", "simple", "expert", "--deals", "40", "--seed", "0", "--workers", "1", "--no-progress",

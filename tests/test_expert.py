@@ -1,17 +1,18 @@
 """The expert agent: legal play under every preset, its decisions on scripted situations (gin, big gin, the knock
-schedule, taking the upcard, not feeding the opponent), and a statistically safe edge over the simple agent."""
+schedule, taking the upcard, not feeding the opponent), the race for gin, and a statistically safe edge over the
+simple agent."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from gin_env import actions, agents, duel, engine
+from gin_env import actions, agents, cards, duel, engine, solver
 from gin_env.agents.expert import ExpertAgent, ExpertParams
 from gin_env.batch_observation import batch_view
 from gin_env.evaluation import evaluate
 from gin_env.observation import view
-from gin_env.rules import Rules
+from gin_env.rules import STOCK_AFTER_DEAL, Rules
 from gin_env.vector import GinRummyVectorEnv
 from tests.scripted import PRESETS, act, make_deck
 
@@ -102,6 +103,34 @@ def test_does_not_feed_a_run_the_opponent_is_building():
     assert expert_action(state) == "DISCARD(JH)"
     neutral = act(deal(Rules(), p1, p2, "QD", stock="JD"), "PASS", "PASS", "DRAW_STOCK")
     assert expert_action(neutral, ExpertParams(danger_weight=0)) == "DISCARD(JD)"  # the tie-break alone
+
+
+def _gin_outs(v, card: int) -> int:
+    """Unseen cards that would make gin with the hand left after discarding ``card``."""
+    rest = v.hand & ~(1 << card)
+    return sum(min(solver.discard_deadwoods(rest | 1 << u).values()) == 0 for u in cards.to_ids(v.unseen))
+
+
+def test_races_for_gin_once_it_waits_for_it():
+    """The gin credit changes discards only once the knock threshold has fallen, and where it does, the discard
+    leaves more gin outs than the one the expected deadwood alone picks."""
+    racing, by_deadwood = ExpertAgent(), ExpertAgent(ExpertParams(gin_weight=0))
+    changed = []
+
+    def compare(state, action):
+        if state.phase == engine.DISCARD:
+            v = view(state, state.current)
+            a, b = racing.act(v, RNG), by_deadwood.act(v, RNG)
+            if a != b:
+                assert actions.is_discard(a) and actions.is_discard(b)
+                assert STOCK_AFTER_DEAL - v.stock_size >= racing.params.fade_draws
+                changed.append((_gin_outs(v, a - actions.DISCARD_BASE), _gin_outs(v, b - actions.DISCARD_BASE)))
+
+    for game in range(20):
+        duel.play_game(Rules.preset("eaai").replace(target=None), [racing, racing], seed=5, game=game,
+                       observer=compare)
+    assert len(changed) >= 5
+    assert all(outs > other for outs, other in changed)
 
 
 def test_expert_beats_simple_over_a_short_duplicate_run():
