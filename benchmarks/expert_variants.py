@@ -22,30 +22,39 @@ from gin_env.rules import PRESETS, STOCK_AFTER_DEAL, Rules
 #: Stock draws until the wall (R37): "over the whole stock".
 WHOLE_STOCK = float(STOCK_AFTER_DEAL - 2)
 
+#: The expert before it raced for gin: the rows of the knock table were measured on it.
+NO_RACE = {"gin_weight": 0.0}
+
 #: name -> (ExpertParams overrides, opponent): the rows of docs/expert.md that the current code can play.
 VARIANTS = {
-    "up to 10 all hand long": ({"early_knock": 10, "late_knock": 10}, "simple"),
-    "10 falling to 4 over the whole stock": ({"late_knock": 4, "fade_draws": WHOLE_STOCK}, "simple"),
-    "6 falling to 2 over the whole stock": ({"early_knock": 6, "late_knock": 2, "fade_draws": WHOLE_STOCK}, "simple"),
-    "4 falling to 0 over the whole stock": ({"early_knock": 4, "fade_draws": WHOLE_STOCK}, "simple"),
-    "10 falling to 0 over 16 draws": ({"fade_draws": 16}, "simple"),
-    "10 falling to 0 over 10 draws": ({"fade_draws": 10}, "simple"),
-    "10 falling to 0 over 5 draws": ({"fade_draws": 5}, "simple"),
-    "10 falling to 1 over 5 draws": ({"fade_draws": 5, "late_knock": 1}, "simple"),
-    "10 falling to 2 over 5 draws": ({"fade_draws": 5, "late_knock": 2}, "simple"),
-    "gin only": ({"early_knock": 0}, "simple"),
-    "10 falling to 0 over 1.5 draws": ({"fade_draws": 1.5}, "simple"),
-    "default (10 falling to 0 over 3 draws)": ({}, "simple"),
-    "10 falling to 0 over 8 draws": ({"fade_draws": 8}, "simple"),
-    "feed charge 0": ({"danger_weight": 0.0}, "simple"),
-    "feed charge 10": ({"danger_weight": 10.0}, "simple"),
-    "take margin 0": ({"take_margin": 0.0}, "simple"),
-    "take margin 3": ({"take_margin": 3.0}, "simple"),
-    "default against up to 10 all hand long": ({}, {"early_knock": 10, "late_knock": 10}),
-    "default against up to 3 all hand long": ({}, {"early_knock": 3, "late_knock": 3}),
-    "default against up to 1 all hand long": ({}, {"early_knock": 1, "late_knock": 1}),
+    "up to 10 all hand long": ({**NO_RACE, "early_knock": 10, "late_knock": 10}, "simple"),
+    "10 falling to 4 over the whole stock": ({**NO_RACE, "late_knock": 4, "fade_draws": WHOLE_STOCK}, "simple"),
+    "6 falling to 2 over the whole stock": (
+        {**NO_RACE, "early_knock": 6, "late_knock": 2, "fade_draws": WHOLE_STOCK}, "simple"),
+    "4 falling to 0 over the whole stock": ({**NO_RACE, "early_knock": 4, "fade_draws": WHOLE_STOCK}, "simple"),
+    "10 falling to 0 over 16 draws": ({**NO_RACE, "fade_draws": 16}, "simple"),
+    "10 falling to 0 over 10 draws": ({**NO_RACE, "fade_draws": 10}, "simple"),
+    "10 falling to 0 over 5 draws": ({**NO_RACE, "fade_draws": 5}, "simple"),
+    "10 falling to 1 over 5 draws": ({**NO_RACE, "fade_draws": 5, "late_knock": 1}, "simple"),
+    "10 falling to 2 over 5 draws": ({**NO_RACE, "fade_draws": 5, "late_knock": 2}, "simple"),
+    "gin only": ({**NO_RACE, "early_knock": 0}, "simple"),
+    "10 falling to 0 over 1.5 draws": ({**NO_RACE, "fade_draws": 1.5}, "simple"),
+    "default (10 falling to 0 over 3 draws)": (NO_RACE, "simple"),
+    "10 falling to 0 over 8 draws": ({**NO_RACE, "fade_draws": 8}, "simple"),
+    "feed charge 0": ({**NO_RACE, "danger_weight": 0.0}, "simple"),
+    "feed charge 10": ({**NO_RACE, "danger_weight": 10.0}, "simple"),
+    "take margin 0": ({**NO_RACE, "take_margin": 0.0}, "simple"),
+    "take margin 3": ({**NO_RACE, "take_margin": 3.0}, "simple"),
+    "default against up to 10 all hand long": (NO_RACE, {**NO_RACE, "early_knock": 10, "late_knock": 10}),
+    "default against up to 3 all hand long": (NO_RACE, {**NO_RACE, "early_knock": 3, "late_knock": 3}),
+    "default against up to 1 all hand long": (NO_RACE, {**NO_RACE, "early_knock": 1, "late_knock": 1}),
     "default against 6 falling to 2 over the whole stock": (
-        {}, {"early_knock": 6, "late_knock": 2, "fade_draws": WHOLE_STOCK}),
+        NO_RACE, {**NO_RACE, "early_knock": 6, "late_knock": 2, "fade_draws": WHOLE_STOCK}),
+    "gin weight 30 (the default)": ({}, "simple"),
+    "gin weight 50": ({"gin_weight": 50}, "simple"),
+    "default against no race": ({}, NO_RACE),
+    "gin weight 50 against no race": ({"gin_weight": 50}, NO_RACE),
+    "gin weight 100 against no race": ({"gin_weight": 100}, NO_RACE),
 }
 
 
