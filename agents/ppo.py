@@ -25,33 +25,46 @@ from gin_env.optional import require
 SHIPPED_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", "ppo_gin.zip")
 
 
-class PPOAgent:
-    """A MaskablePPO policy restricted to legal actions: greedy when ``deterministic`` (the default), else sampled.
+class PolicyAgent:
+    """An agent that acts from a policy's action logits over the encoded view, restricted to legal actions: greedy
+    when ``deterministic``, else sampled with the caller's generator (:func:`pick_actions`). ``act`` serves one view
+    (the scalar env, duels, ``evaluate.py``), ``act_batch`` a ``BatchView`` (the vector env's opponent, e.g.
+    self-play snapshots during training). A subclass gives ``logits(obs, masks)`` and sets ``deterministic``."""
 
-    ``act`` serves one view (the scalar env, duels, ``evaluate.py``); ``act_batch`` a ``BatchView`` (the vector
-    env's opponent, e.g. self-play snapshots during training)."""
+    deterministic: bool
+
+    def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def choose(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One legal action per row of encoded observations ``obs`` with legal-action ``masks``."""
+        return pick_actions(self.logits(obs, masks), masks, rng, self.deterministic)
+
+    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        if not view.legal_mask.any():
+            raise ValueError("no legal action: it is not this player's turn or the hand is over")
+        return int(self.choose(encode(view)[None], view.legal_mask[None], rng)[0])
+
+    def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
+        """One action per game of a batched view (every game in it must have a legal action)."""
+        return self.choose(encode_batch(view), view.legal_mask, rng)
+
+
+class PPOAgent(PolicyAgent):
+    """A MaskablePPO policy restricted to legal actions: greedy when ``deterministic`` (the default), else sampled."""
 
     def __init__(self, policy, path: str | None = None, deterministic: bool = True) -> None:
         self.policy = policy
         self.path = path
         self.deterministic = deterministic
 
-    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
-        if not view.legal_mask.any():
-            raise ValueError("no legal action: it is not this player's turn or the hand is over")
-        return int(self._choose(encode(view)[None], view.legal_mask[None], rng)[0])
-
-    def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
-        """One action per game of a batched view (every game in it must have a legal action)."""
-        return self._choose(encode_batch(view), view.legal_mask, rng)
-
-    def _choose(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The policy's masked action logits for encoded observations ``(N, OBS_SIZE)``."""
         torch = require("torch", "a PPO agent")
 
         with torch.no_grad():
             tensor, _ = self.policy.obs_to_tensor(obs)
-            logits = self.policy.get_distribution(tensor, action_masks=masks).distribution.logits.cpu().numpy()
-        return pick_actions(logits, masks, rng, self.deterministic)
+            return self.policy.get_distribution(tensor, action_masks=masks).distribution.logits.cpu().numpy()
 
     def __repr__(self) -> str:
         return f"PPOAgent({self.path!r}, deterministic={self.deterministic})"

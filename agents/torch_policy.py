@@ -13,9 +13,8 @@ import os
 import numpy as np
 
 from gin_env.actions import N_ACTIONS
-from gin_env.agents.ppo import pick_actions
-from gin_env.batch_observation import BatchView, encode_batch
-from gin_env.observation import OBS_SIZE, PlayerView, encode
+from gin_env.agents.ppo import PolicyAgent
+from gin_env.observation import OBS_SIZE
 from gin_env.optional import require
 
 torch = require("torch", "a torch policy")
@@ -54,7 +53,7 @@ def _network(spec: list) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-class TorchPolicyAgent:
+class TorchPolicyAgent(PolicyAgent):
     """The policy of a :func:`save_policy` file restricted to legal actions: greedy when ``deterministic`` (the
     default), else sampled with the caller's generator. ``act`` serves one view, ``act_batch`` a ``BatchView``."""
 
@@ -65,23 +64,11 @@ class TorchPolicyAgent:
         self.meta = meta or {}
         self.deterministic = deterministic
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        """The network's action logits for encoded observations ``(N, OBS_SIZE)``, before any mask."""
+    def logits(self, obs: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
+        """The network's action logits for encoded observations ``(N, OBS_SIZE)``, before any mask (``masks`` is
+        not used: :meth:`choose` applies it)."""
         with torch.no_grad():
             return self.network(torch.as_tensor(obs, dtype=torch.float32)).numpy()
-
-    def choose(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One legal action per row of encoded observations ``obs`` with legal-action ``masks``."""
-        return pick_actions(self.logits(obs), masks, rng, self.deterministic)
-
-    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
-        if not view.legal_mask.any():
-            raise ValueError("no legal action: it is not this player's turn or the hand is over")
-        return int(self.choose(encode(view)[None], view.legal_mask[None], rng)[0])
-
-    def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
-        """One action per game of a batched view (every game in it must have a legal action)."""
-        return self.choose(encode_batch(view), view.legal_mask, rng)
 
     def __repr__(self) -> str:
         return f"TorchPolicyAgent({self.path!r}, deterministic={self.deterministic})"
