@@ -110,14 +110,18 @@ def test_batches_from_mid_hand_states_match_scalar(preset):
     play_side_by_side(Rules.preset(preset), 120, seed=31, mid_hand=True)
 
 
+def openspiel_mid_hand_states(n: int, seed: int) -> list[engine.HandState]:
+    """``n`` hands at random points of play (every phase, finished ones included) under OpenSpiel's rules, which
+    have the R38 wall decision."""
+    rng = np.random.default_rng(seed)
+    return mid_hand_states(Rules.preset("openspiel"), np.array([rng.permutation(cards.N_CARDS) for _ in range(n)]),
+                           rng.integers(0, 2, n), rng)
+
+
 def test_from_states_enters_every_phase():
     """Hands entering through ``from_states`` in every phase, the wall (R38) and finished hands included, come
     back equal and with the scalar engine's legal masks (OpenSpiel's rules, which have the R38 wall decision)."""
-    rules = Rules.preset("openspiel")
-    rng = np.random.default_rng(31)
-    n = 400
-    states = mid_hand_states(rules, np.array([rng.permutation(cards.N_CARDS) for _ in range(n)]),
-                             rng.integers(0, 2, n), rng)
+    states = openspiel_mid_hand_states(400, seed=31)
     b = batch.HandBatch.from_states(states)
     assert set(b.phase.tolist()) == set(range(len(engine.PHASE_NAMES)))
     assert b.to_states() == states
@@ -127,11 +131,8 @@ def test_from_states_enters_every_phase():
 def test_take_copies_games_that_then_play_on_apart():
     """``take`` repeats games (every phase, finished ones included) as independent copies: equal states and masks,
     and stepping a copy changes neither the original nor the other copies."""
-    rules = Rules.preset("openspiel")
-    rng = np.random.default_rng(32)
     n = 60
-    states = mid_hand_states(rules, np.array([rng.permutation(cards.N_CARDS) for _ in range(n)]),
-                             rng.integers(0, 2, n), rng)
+    states = openspiel_mid_hand_states(n, seed=32)
     b = batch.HandBatch.from_states(states)
     live = next(i for i, state in enumerate(states) if state.phase != engine.OVER)
     rows = np.array([live, live, 0, n - 1, live])
