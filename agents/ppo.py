@@ -84,12 +84,20 @@ def load_model(path: str, deterministic: bool = True) -> PPOAgent:
 
     Raises ``FileNotFoundError`` for a missing file, ``ValueError`` for a file that is not a MaskablePPO model of
     this env, and ``ImportError`` when sb3-contrib is not installed."""
+    model = read_model(path, "loading a PPO model")
+    model.policy.set_training_mode(False)
+    return PPOAgent(model.policy, path, deterministic)
+
+
+def read_model(path: str, purpose: str):
+    """The MaskablePPO model of this env saved at ``path``, on the CPU, with the errors :func:`load_model` names;
+    ``purpose`` completes the message when sb3-contrib is missing."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no model file at {path!r}")
     # Checked before importing sb3-contrib (and torch): a clear error for a corrupt file, and a fast one.
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path!r} is not a model: MaskablePPO models are .zip archives saved by model.save()")
-    MaskablePPO = require("sb3_contrib", "loading a PPO model").MaskablePPO  # noqa: N806 - the class, by its name
+    MaskablePPO = require("sb3_contrib", purpose).MaskablePPO  # noqa: N806 - the class, by its name
     try:
         model = MaskablePPO.load(path, device="cpu", custom_objects=custom_objects_for(path))
     except Exception as err:  # SB3 raises many types on a bad archive; the caller needs one clear message
@@ -98,8 +106,7 @@ def load_model(path: str, deterministic: bool = True) -> PPOAgent:
     if obs_shape != (OBS_SIZE,) or n_actions != N_ACTIONS:
         raise ValueError(f"{path!r} is a MaskablePPO model for another env: it takes observations of shape "
                          f"{obs_shape} and {n_actions} actions; GinRummy-v0 has ({OBS_SIZE},) and {N_ACTIONS}")
-    model.policy.set_training_mode(False)
-    return PPOAgent(model.policy, path, deterministic)
+    return model
 
 
 #: Where models saved before the agents moved under gin_env name our policy class; it lives in gin_env.agents now.
@@ -125,14 +132,28 @@ def custom_objects_for(path: str) -> dict:
 _ROLLOUT_LEFTOVERS = ["_last_obs", "_last_original_obs", "_last_episode_starts"]
 
 
-def export_model(source: str, target: str) -> None:
-    """Copy the MaskablePPO model at ``source`` to ``target`` for shipping: the same policy and settings, without the
-    Adam moments and the last rollout's observations, which make up two thirds of a checkpoint. The copy loads and
-    acts exactly as the original (``load_model``) and can be trained further, with a fresh optimizer state."""
-    MaskablePPO = require("sb3_contrib", "exporting a PPO model").MaskablePPO  # noqa: N806 - the class, by its name
+def export_model(sources: str | list[str], target: str) -> None:
+    """Write the MaskablePPO model at ``sources`` (a path) to ``target`` for shipping: the same policy and settings,
+    without the Adam moments and the last rollout's observations, which make up two thirds of a checkpoint. The copy
+    loads and acts exactly as the original (``load_model``) and can be trained further, with a fresh optimizer state.
 
-    model = MaskablePPO.load(source, device="cpu", custom_objects=custom_objects_for(source))
-    policy = model.policy
+    Given several paths, the policy written is their average, weight by weight (a "model soup"), with the first
+    model's settings and step count. That suits policies fine-tuned from one ancestor, which sit in one basin of the
+    loss: docs/training.md measures it. Raises what :func:`load_model` raises for a bad file, and ``ValueError`` for
+    an empty list or for models whose networks differ in shape."""
+    paths = [sources] if isinstance(sources, str) else list(sources)
+    if not paths:
+        raise ValueError("export_model needs at least one model to export")
+    models = [read_model(path, "exporting a PPO model") for path in paths]
+    model, policy = models[0], models[0].policy
+    if len(models) > 1:
+        weights = [m.policy.state_dict() for m in models]
+        shapes = {key: tuple(value.shape) for key, value in weights[0].items()}
+        for path, other in zip(paths[1:], weights[1:]):
+            if {key: tuple(value.shape) for key, value in other.items()} != shapes:
+                raise ValueError(f"cannot average {paths[0]!r} with {path!r}: their networks differ in shape")
+        policy.load_state_dict({key: sum(w[key] for w in weights) / len(weights) if value.is_floating_point()
+                                else value for key, value in weights[0].items()})
     # A fresh optimizer of the same kind keeps the archive's layout (SB3 checks it on load) but holds no moments.
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1), **policy.optimizer_kwargs)
     model.save(target, exclude=_ROLLOUT_LEFTOVERS)

@@ -2,6 +2,7 @@
 
     gin-env evaluate AGENT AGENT ... [options]   duplicate-deal tournament (gin_env.evaluation)
     gin-env train [options]                      MaskablePPO training (gin_env.training)
+    gin-env export SOURCE... --out FILE          a model file to ship, one checkpoint or several averaged
     gin-env play [options]                       a game against an agent in the terminal (gin_env.play)
     gin-env replay FILE [--step]                 step through a saved hand (gin_env.replay_viewer)
 
@@ -20,6 +21,7 @@ from gin_env.optional import MissingExtra
 JOBS = {
     "evaluate": "gin_env.evaluation.cli",
     "train": "gin_env.training.loop",
+    "export": "gin_env.training.export",
     "play": "gin_env.play",
     "replay": "gin_env.replay_viewer",
 }

@@ -1,5 +1,6 @@
 """Training (train.py, gin_env.training) end to end on a tiny network: a short run saves, reloads as an agent, plays
-legal moves, and resumes; the opponent schedule, imitation, the PPO agent's loading rules, and the shipped model."""
+legal moves, and resumes; the opponent schedule, imitation, the PPO agent's loading rules, exporting and averaging
+models (gin-env export), and the shipped model."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+import torch  # noqa: E402 - sb3-contrib brings it
+
 from gin_env import (
     agents,  # noqa: E402
     duel,  # noqa: E402
@@ -21,7 +24,7 @@ from gin_env.env import GinRummyEnv  # noqa: E402
 from gin_env.evaluation import evaluate  # noqa: E402
 from gin_env.observation import view  # noqa: E402
 from gin_env.rules import Rules  # noqa: E402
-from gin_env.training import config, imitation, loop, monitor, opponents, pool_env  # noqa: E402
+from gin_env.training import config, export, imitation, loop, monitor, opponents, pool_env  # noqa: E402
 from gin_env.vector import GinRummyVectorEnv  # noqa: E402
 
 TINY = ["--num-envs", "64", "--slots", "4", "--n-steps", "16", "--batch-size", "256", "--n-epochs", "1",
@@ -191,6 +194,38 @@ def test_teacher_games_hold_legal_actions_and_the_returns_of_finished_hands():
     # positive, and positions differ in worth.
     finished = data["values"][data["has_return"]]
     assert np.abs(finished).max() < 5.0 and finished.std() > 0.1
+
+
+def test_export_averages_models_weight_by_weight(run, tmp_path, capsys):
+    run_dir, _ = run
+    source = os.path.join(run_dir, "last.zip")
+    shifted = ppo.read_model(source, "the test")
+    with torch.no_grad():
+        for tensor in shifted.policy.parameters():
+            tensor.add_(1.0)
+    shifted.save(tmp_path / "shifted.zip")
+    target = str(tmp_path / "soup.zip")
+    assert export.main([source, str(tmp_path / "shifted.zip"), "--out", target]) == 0
+    assert capsys.readouterr().out == f"wrote {target}\n"
+    original = ppo.read_model(source, "the test").policy.state_dict()
+    soup = ppo.read_model(target, "the test").policy.state_dict()
+    assert all(torch.allclose(soup[key], original[key] + 0.5) for key, _ in shifted.policy.named_parameters())
+    # The average is a model like any other: it loads as an agent and plays.
+    duel.play_duplicate(Rules.preset("eaai"), agents.load(target), agents.load("simple"), seed=2, game=0)
+
+
+def test_export_refuses_models_it_cannot_average(run, tmp_path, capsys):
+    run_dir, _ = run
+    wider = config.parse_args(["--run-dir", str(tmp_path), *TINY, "--channels", "8"])
+    loop.new_model(pool_env.PoolVecEnv(wider), wider).save(tmp_path / "wider.zip")
+    with pytest.raises(ValueError, match="differ in shape"):
+        ppo.export_model([os.path.join(run_dir, "last.zip"), str(tmp_path / "wider.zip")], str(tmp_path / "x.zip"))
+    with pytest.raises(ValueError, match="at least one model"):
+        ppo.export_model([], str(tmp_path / "x.zip"))
+    with pytest.raises(SystemExit):
+        export.main([str(tmp_path / "missing.zip"), "--out", str(tmp_path / "x.zip")])
+    assert "no model file at" in capsys.readouterr().err
+    assert not os.path.exists(tmp_path / "x.zip")
 
 
 def test_shipped_model_loads_and_plays_legal_actions():

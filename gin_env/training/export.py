@@ -1,0 +1,32 @@
+"""``gin-env export``: the model file to ship, from one checkpoint or from the average of several.
+
+    gin-env export SOURCE.zip [SOURCE.zip ...] --out TARGET.zip
+
+One source: the checkpoint without its optimizer state and last rollout (what a run writes as ``policy.zip``).
+Several: their policies averaged weight by weight, for checkpoints fine-tuned from one ancestor
+(:func:`gin_env.agents.ppo.export_model`; docs/training.md tells when it paid).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from gin_env.agents.ppo import export_model
+
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Run the command line; 0 when the file is written (a bad source stops it with a message and code 2)."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="MaskablePPO model .zip files (train.py's)")
+    parser.add_argument("--out", required=True, metavar="TARGET", help="the .zip file to write")
+    args = parser.parse_args(argv)
+    for path in args.sources:
+        if not os.path.isfile(path):
+            parser.error(f"no model file at {path!r}")
+    try:
+        export_model(args.sources, args.out)
+    except ValueError as err:
+        parser.error(str(err))
+    print(f"wrote {args.out}")
+    return 0
