@@ -10,7 +10,6 @@ Several: their policies averaged weight by weight, for checkpoints fine-tuned fr
 from __future__ import annotations
 
 import argparse
-import os
 
 from gin_env.agents.ppo import export_model
 
@@ -21,12 +20,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="MaskablePPO model .zip files (train.py's)")
     parser.add_argument("--out", required=True, metavar="TARGET", help="the .zip file to write")
     args = parser.parse_args(argv)
-    for path in args.sources:
-        if not os.path.isfile(path):
-            parser.error(f"no model file at {path!r}")
     try:
         export_model(args.sources, args.out)
-    except ValueError as err:
+    except (FileNotFoundError, ValueError) as err:  # read_model's messages name the file and what is wrong
         parser.error(str(err))
     print(f"wrote {args.out}")
     return 0
