@@ -7,8 +7,8 @@ choice is seeded from ``--seed``, and a run writes everything to ``--run-dir``:
 * ``last.zip`` every ``--checkpoint-every`` steps and at the end, ``best.zip`` (best points per hand in the periodic
   duplicate-deal evaluation against ``--eval-opponent``, simple by default), ``history.json`` and
   ``learning_curve.png``;
-* ``policy.zip``: ``best.zip`` without its optimizer state, a third of the size, the file to ship
-  (``agents/models/ppo_gin.zip`` is one).
+* ``policy.zip``: ``best.zip`` without its optimizer state, a third of the size, the file to ship (``gin-env
+  export`` writes the same from any checkpoint, or averages several: :mod:`.export`).
 
 The opponents: the learner's games are cut into ``--slots`` groups of equal size, each with one opponent at a time.
 At the start of every rollout each group is given an opponent drawn from the ``--opponents`` schedule, a list of
@@ -22,11 +22,12 @@ The learner: MaskablePPO with :class:`agents.networks.CardPolicy`, warm-started 
 (``--teacher``, the expert by default; ``--imitate-steps`` of its decisions, policy and critic), on rewards with
 potential-based deadwood shaping (``--shaping``).
 
-Example: ``gin-env train --run-dir runs/ppo`` (the shipped model's run); resume with
+Example: ``gin-env train --run-dir runs/ppo`` (leg 1 of the shipped model's chain, docs/training.md); resume with
 ``gin-env train --total-timesteps 6000000 --run-dir runs/ppo --resume runs/ppo/last.zip``.
 
 The modules: :mod:`.config` (the options), :mod:`.opponents` (the schedule), :mod:`.pool_env` (the SB3 ``VecEnv``
 over several opponents, with the shaping), :mod:`.imitation` (behaviour cloning), :mod:`.monitor` (the callback that
-keeps the books during ``learn``), :mod:`.plots` and :mod:`.loop` (the run and its command line). Importing this
-package imports nothing heavy; the modules that need torch or stable-baselines3 say so in one line when missing.
+keeps the books during ``learn``), :mod:`.plots`, :mod:`.loop` (the run and its command line) and :mod:`.export`
+(``gin-env export``). Importing this package imports nothing heavy; the modules that need torch or stable-baselines3
+say so in one line when missing.
 """

@@ -13,7 +13,7 @@ from gin_env.rules import PRESETS
 @dataclass
 class Args:
     """Everything a run depends on; each field is a command-line option (``--total-timesteps`` etc.). The defaults
-    are the run that produced the shipped model (``agents/models/ppo_gin.zip``)."""
+    are the first leg of the chain that produced the shipped model (``agents/models/ppo_gin.zip``, docs/training.md)."""
 
     total_timesteps: int = field(default=3_000_000, metadata={"help": "learner decisions to train for, in all"})
     seed: int = field(default=1, metadata={"help": "seeds the games, the network, PPO and the opponent draws"})
