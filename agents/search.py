@@ -1,4 +1,10 @@
-"""The search agent: determinized Monte Carlo over the batched engine, reading only its player's view.
+"""The search agent: determinized Monte Carlo over the batched engine, guided by a policy, reading only its player's
+view.
+
+The **guide** proposes the actions worth searching, makes the draws and plays the rollouts. By default it is the
+shipped PPO policy's actor, run in numpy (:mod:`agents.numpy_policy`, no torch needed); ``guide`` may name other
+weights of that network (``.npz``), or "expert": the expert proposes and draws, the simple agent's compiled policy
+plays the rollouts (it knocks as soon as it may).
 
 At each decision with more than one sensible action it
 
@@ -11,14 +17,14 @@ At each decision with more than one sensible action it
    rest of the unseen cards form the stock, in random order;
 2. **plays** every (sample x candidate action) continuation to the end of the hand in one ``HandBatch`` (built once
    with ``HandBatch.from_states``, each sample copied once per candidate with ``HandBatch.take``), both players
-   following the rollout policy, the simple agent's compiled ``act_batch`` (it knocks as soon as it may);
+   following the rollout policy (the guide network, greedily; or simple);
 3. **picks** the candidate with the best mean value over the samples, the same samples for every candidate so that
    luck of the deal cancels between them. Ties go to the candidate listed first.
 
 The candidates: pass or take at the wall; in the discard phase gin and big gin at once when legal, otherwise the
-least-deadwood knock and the expert's ``discards`` best discards (``ExpertAgent.discard_ranking``). In the offer and
-the draw it takes the expert's choice, unless ``search_draws`` makes taking and leaving the face-up card candidates
-too. So by default the search decides when to knock, and the expert's lookahead what to draw and discard.
+guide's ``discards`` best actions (the network's legal actions by logit, discards and knocks alike; or the expert's
+best discards, ``ExpertAgent.discard_ranking``) and the least-deadwood knock when it may knock. In the offer and the
+draw it takes the guide's choice, unless ``search_draws`` makes taking and leaving the face-up card candidates too.
 
 **Value.** When the view shows no target (rules with ``target`` None, as ``evaluate --deals`` plays) the value is the
 hand's signed points. Otherwise it is the probability of winning the game once the hand is scored
@@ -32,6 +38,13 @@ swing.
 ``round_samples`` once that many milliseconds have passed (at least one round is played). The choice is a function
 of the view and the generator alone when ``time_ms`` is None (the default); with ``time_ms`` it also depends on the
 machine's speed.
+
+Version history (docs/search.md has the measurements):
+
+* v2: the shipped PPO network guides the search and plays its rollouts, 32 samples, its two best discard-phase
+  actions and the least-deadwood knock searched.
+* v1: the expert guides, simple plays the rollouts, 192 samples, the expert's best discard and the least-deadwood
+  knock searched: ``SearchAgent(guide="expert", samples=192, discards=1)``.
 """
 
 from __future__ import annotations
@@ -47,29 +60,38 @@ from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS,
 from gin_env.batch import HandBatch
 from gin_env.batch_observation import batch_view
 from gin_env.engine import DEALT, DISCARD, DRAW, OFFER, OVER
-from gin_env.observation import PlayerView
+from gin_env.observation import PlayerView, encode
 from gin_env.rules import HAND_SIZE, Rules
 
+from . import numpy_policy
 from .expert import ExpertAgent
 from .simple import SimpleAgent
 
 _SIMPLE = SimpleAgent()
 
 
+#: The guides by name; a path to a ``.npz`` of policy weights is a guide too.
+GUIDES = ("ppo", "expert")
+
+
 @dataclass(frozen=True)
 class SearchParams:
     """The search agent's numbers (docs/search.md tells how the defaults were measured)."""
 
+    #: Who proposes the candidates, makes the draws and plays the rollouts: "ppo" (the shipped policy network, run
+    #: in numpy), a path to such weights (``.npz``, ``gin-env export --numpy``), or "expert" (the expert proposes
+    #: and draws, simple plays the rollouts: fast, and weaker).
+    guide: str = "ppo"
     #: Determinizations per decision.
-    samples: int = 192
+    samples: int = 32
     #: Stop adding rounds of ``round_samples`` samples once a decision has taken this many milliseconds (None: no
     #: clock, ``samples`` alone decides, and the agent is deterministic given its generator).
     time_ms: float | None = None
     round_samples: int = 8
-    #: Discards searched in the discard phase: the expert's best ones.
-    discards: int = 1
-    #: Search the offer and the draw (take the face-up card or not); False: take the expert's choice there. The
-    #: rollouts judge a draw by how simple plays on, and that lost to the expert's one-draw lookahead.
+    #: Actions searched in the discard phase: the guide's best ones (the network's best discards or knocks, the
+    #: expert's best discards), and the least-deadwood knock when it may knock.
+    discards: int = 2
+    #: Search the offer and the draw (take the face-up card or not); False: take the guide's choice there.
     search_draws: bool = False
     #: Sampling weight of an unseen card next to one the opponent discarded or declined (it would have kept it) ...
     shunned_weight: float = 0.5
@@ -86,6 +108,9 @@ class SearchParams:
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"search parameter {key!r} must be an integer >= 1, got {value!r}")
+        if not isinstance(self.guide, str) or not (self.guide in GUIDES or self.guide.endswith(".npz")):
+            raise ValueError(f"search parameter 'guide' must be one of {', '.join(GUIDES)} or a path to policy "
+                             f"weights (.npz), got {self.guide!r}")
         if not isinstance(self.search_draws, bool):
             raise ValueError(f"search parameter 'search_draws' must be True or False, got {self.search_draws!r}")
         if self.time_ms is not None and not self.time_ms > 0:
@@ -105,14 +130,19 @@ class SearchAgent:
     def __init__(self, params: SearchParams | None = None, **overrides) -> None:
         base = params or SearchParams()
         self.params = SearchParams(**{**base.__dict__, **overrides}) if overrides else base
-        self._expert = ExpertAgent()
+        guide = self.params.guide
+        if guide == "expert":
+            self._guide, self._rollout = ExpertAgent(), _SIMPLE
+        else:
+            network = numpy_policy.shipped() if guide == "ppo" else numpy_policy.load_policy(guide)
+            self._guide = self._rollout = network
 
     def __repr__(self) -> str:
         return f"SearchAgent({self.params})"
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
-        if self._expert_draws(view):
-            return self._expert.act(view, rng)
+        if self._guide_draws(view):
+            return self._guide.act(view, rng)
         candidates = self.candidates(view)
         if len(candidates) == 1:
             return candidates[0]
@@ -121,11 +151,11 @@ class SearchAgent:
     # -- what to search ---------------------------------------------------------------------------------------------
 
     def searches(self, view: PlayerView) -> bool:
-        """Whether :meth:`act` plays rollouts for ``view``: more than one candidate, and not a draw that the expert
+        """Whether :meth:`act` plays rollouts for ``view``: more than one candidate, and not a draw that the guide
         chooses."""
-        return not self._expert_draws(view) and len(self.candidates(view)) > 1
+        return not self._guide_draws(view) and len(self.candidates(view)) > 1
 
-    def _expert_draws(self, view: PlayerView) -> bool:
+    def _guide_draws(self, view: PlayerView) -> bool:
         return view.phase in (OFFER, DRAW) and not self.params.search_draws
 
     def candidates(self, view: PlayerView) -> list[int]:
@@ -148,11 +178,21 @@ class SearchAgent:
         best_knock = -min(knocks)[2] if knocks else None
         if best_knock is not None and min(knocks)[0] == 0:
             return [best_knock]
-        out = [best_knock] if best_knock is not None else []
-        if mask[DISCARD_BASE:DISCARD_BASE + cards.N_CARDS].any():
-            ranking = self._expert.discard_ranking(view)
-            out = [DISCARD_BASE + c for c in ranking[:self.params.discards]] + out
+        out = self._ranking(view)[:self.params.discards]
+        if best_knock is not None and best_knock not in out:
+            out.append(best_knock)
         return out
+
+    def _ranking(self, view: PlayerView) -> list[int]:
+        """The guide's discard-phase actions, best first: the network's legal actions by logit, or the expert's
+        discards."""
+        if isinstance(self._guide, ExpertAgent):
+            if not view.legal_mask[DISCARD_BASE:DISCARD_BASE + cards.N_CARDS].any():
+                return []
+            return [DISCARD_BASE + c for c in self._guide.discard_ranking(view)]
+        logits = self._guide.logits(encode(view)[None])[0]
+        legal = np.flatnonzero(view.legal_mask)
+        return legal[np.argsort(-logits[legal], kind="stable")].tolist()
 
     # -- searching --------------------------------------------------------------------------------------------------
 
@@ -179,7 +219,7 @@ class SearchAgent:
         batch = HandBatch.from_states(states).take(np.repeat(np.arange(n), k))
         games = np.arange(n * k)
         batch.step(games, np.tile(np.asarray(candidates, dtype=np.int64), n))
-        play_out(batch, rng)
+        play_out(batch, rng, self._rollout)
         points = batch.player_points(games, np.full(n * k, view.player))
         return hand_value(view, points, p.points_weight).reshape(n, k)
 
@@ -306,15 +346,15 @@ def _pair(me: int, mine, theirs) -> tuple:
 # Rollouts and values
 # ---------------------------------------------------------------------------------------------------------------
 
-def play_out(batch: HandBatch, rng: np.random.Generator) -> None:
-    """Play every game of ``batch`` to the end of its hand, both players following the rollout policy, the simple
-    agent (``SimpleAgent.act_batch``)."""
+def play_out(batch: HandBatch, rng: np.random.Generator, policy=_SIMPLE) -> None:
+    """Play every game of ``batch`` to the end of its hand, both players following ``policy`` (anything with
+    ``act_batch``: the simple agent's compiled one, or the guide network's)."""
     while True:
         live = np.flatnonzero(batch.phase != OVER)
         if live.size == 0:
             return
         v = batch_view(batch, live, batch.current[live])
-        batch.step(live, _SIMPLE.act_batch(v, rng), legal_bits=v.legal_bits)
+        batch.step(live, policy.act_batch(v, rng), legal_bits=v.legal_bits)
 
 
 def hand_value(view: PlayerView, points: np.ndarray, points_weight: float) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Decision time of the search agent: median and 95th percentile over every decision it makes in seeded hands.
 
     python benchmarks/bench_search.py [--hands 40] [--seed 0] [--rules eaai] [--opponent expert] [--samples N]
+                                      [--guide expert]
 
 The search plays P1 against ``--opponent`` on single hands; every decision of the search is timed (forced moves
 too, since a game is made of them), and those it searched (``SearchAgent.searches``: rollouts were played) are also
@@ -48,13 +49,16 @@ def main() -> None:
     parser.add_argument("--rules", default="eaai", choices=sorted(PRESETS))
     parser.add_argument("--opponent", default="expert")
     parser.add_argument("--samples", type=int, default=None, help="the search's samples (default: its default)")
+    parser.add_argument("--guide", default=None, help="the search's guide (default: its default)")
     args = parser.parse_args()
     rules = Rules.preset(args.rules, target=None)
-    search = SearchAgent() if args.samples is None else SearchAgent(samples=args.samples)
+    settings = {key: value for key, value in (("samples", args.samples), ("guide", args.guide)) if value is not None}
+    search = SearchAgent(**settings)
     # The first decision compiles the batched engine's kernels and builds the game-win table: not timed.
     decision_times(search, agents.load(args.opponent), rules, 1, args.seed + 1)
     every, searched = decision_times(search, agents.load(args.opponent), rules, args.hands, args.seed)
-    print(f"search ({search.params.samples} samples) against {args.opponent}, {args.rules} rules, {args.hands} hands")
+    print(f"search ({search.params.guide} guide, {search.params.samples} samples) against {args.opponent}, "
+          f"{args.rules} rules, {args.hands} hands")
     print("| decisions | count | median ms | 95th percentile ms |")
     print("|---|---|---|---|")
     for name, times in (("all", every), ("searched", searched)):

@@ -4,7 +4,8 @@
     python benchmarks/search_variants.py [--deals 300 | --matches N] [--seed 8] [--against expert]
                                          [--set samples=96 --set replay=0.5 ...]
 
-``--set KEY=VALUE`` overrides one ``SearchParams`` field (a number, or True / False). Prints one line: the variant,
+``--set KEY=VALUE`` overrides one ``SearchParams`` field (a number, True / False, or text such as
+``guide=expert``). Prints one line: the variant,
 A's points per hand and match and duplicate win rates with 95% intervals, the hands played and the time.
 """
 
@@ -20,13 +21,16 @@ from gin_env.evaluation.tournament import play_games
 from gin_env.rules import PRESETS, Rules
 
 
-def parse_setting(text: str) -> tuple[str, float | int | bool]:
+def parse_setting(text: str) -> tuple[str, float | int | bool | str]:
     key, sep, value = text.partition("=")
     if not sep:
         raise argparse.ArgumentTypeError(f"--set wants KEY=VALUE, got {text!r}")
     if value in ("True", "False"):
         return key, value == "True"
-    number = float(value)
+    try:
+        number = float(value)
+    except ValueError:
+        return key, value
     return key, int(number) if number.is_integer() and "." not in value else number
 
 

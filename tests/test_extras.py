@@ -96,17 +96,18 @@ def test_the_ray_jobs_without_ray(module, argv, tmp_path):
 
 
 def test_the_core_needs_no_extra():
-    """import gin_env, an env, a game of evaluation without plot: none of the optional packages is imported."""
+    """import gin_env, an env, a game of evaluation without plot, the search agent guided by the shipped network: none
+    of the optional packages is imported."""
     blocked = ["pettingzoo", "rich", "torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib",
                "moviepy", "ray"]
     code = (f"import sys\nfor m in {blocked!r}: sys.modules[m] = None\n"
             "import gymnasium as gym, gin_env, json\n"
             "from gin_env.evaluation import evaluate\n"
             "env = gym.make('GinRummy-v0', render_mode='rgb_array'); env.reset(seed=0); env.render()\n"
-            "print(json.dumps(evaluate(['simple', 'random'], gin_env.rules.Rules(), 'deals', 2)['agents']))\n")
+            "print(json.dumps(evaluate(['search', 'random'], gin_env.rules.Rules(), 'deals', 2)['agents']))\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == ["simple", "random"]
+    assert json.loads(result.stdout) == ["search", "random"]
 
 
 def test_require_rewords_only_a_missing_dependency(monkeypatch):

@@ -10,8 +10,9 @@ import pytest
 
 from gin_env import actions, agents, cards, duel, engine
 from gin_env.actions import KNOCK_BASE, TAKE_DISCARD
+from gin_env.agents import numpy_policy
 from gin_env.agents.search import SearchAgent, SearchParams, determinize, game_win_table, hand_value
-from gin_env.observation import view
+from gin_env.observation import encode, view
 from gin_env.rules import Rules
 from tests.scripted import make_deck
 
@@ -20,9 +21,10 @@ FAST = {"samples": 6}
 
 
 def seeded_views(rules: Rules, seed: int, hands: int, opponent: str = "expert"):
-    """Every view the search agent (P1) decides from in ``hands`` seeded hands against ``opponent``, with the real
-    state it came from; the search plays P1's moves, so the views cover every phase it meets."""
-    search, other = SearchAgent(**FAST), agents.load(opponent)
+    """Every view the search agent (P1, guided by the expert, which is quicker) decides from in ``hands`` seeded
+    hands against ``opponent``, with the real state it came from; the search plays P1's moves, so the views cover
+    every phase it meets."""
+    search, other = SearchAgent(**FAST, guide="expert"), agents.load(opponent)
     rng = np.random.default_rng(seed)
     out = []
     for h in range(hands):
@@ -43,7 +45,7 @@ def test_the_search_plays_only_legal_actions_in_every_phase(preset):
     """duel raises on an illegal action; every phase the search meets is listed, including the first-upcard offer,
     the draw, the discard phase and a knock (the wall comes up under openspiel, R38)."""
     rules = Rules.preset(preset, target=None)
-    search, phases, knocked = SearchAgent(**FAST), set(), False
+    search, phases, knocked = SearchAgent(samples=2), set(), False
 
     def observe(state, action):
         nonlocal knocked
@@ -52,7 +54,7 @@ def test_the_search_plays_only_legal_actions_in_every_phase(preset):
             phases.add(state.phase)
             knocked |= action >= KNOCK_BASE
 
-    for game in range(6):
+    for game in range(2):
         for seat, opponent in ((0, "simple"), (1, "random")):
             players = (search, agents.load(opponent)) if seat == 0 else (agents.load(opponent), search)
             duel.play_game(rules, players, 40, game, observer=observe)
@@ -129,28 +131,58 @@ def test_sampled_opponent_hands_lean_away_from_what_it_discarded():
 
 def test_the_choice_is_a_function_of_the_view_and_the_generator():
     rules = Rules.preset("eaai")
-    views = [v for _, v in seeded_views(rules, 13, 3) if len(SearchAgent(**FAST).candidates(v)) > 1][:8]
+    views = [v for _, v in seeded_views(rules, 13, 3) if len(SearchAgent(**FAST).candidates(v)) > 1][:4]
     assert views
     for v in views:
         one = SearchAgent(**FAST).values(v, SearchAgent(**FAST).candidates(v), np.random.default_rng(9))
         two = SearchAgent(**FAST).values(v, SearchAgent(**FAST).candidates(v), np.random.default_rng(9))
         assert np.array_equal(one, two)
-    plays = [duel.play_game(rules, (SearchAgent(**FAST), agents.load("expert")), 3, 0).outcomes for _ in range(2)]
+    single = rules.replace(target=None)
+    plays = [duel.play_game(single, (SearchAgent(**FAST), agents.load("expert")), 3, 0).outcomes for _ in range(2)]
     assert plays[0] == plays[1]
 
 
-def test_by_default_the_expert_chooses_the_draw_and_the_search_the_knock():
-    """In the offer and the draw (R13, R15) the default search plays the expert's choice; with ``search_draws`` it
-    weighs taking the face-up card against leaving it. In the discard phase it searches either way."""
+@pytest.mark.parametrize("guide", ["ppo", "expert"])
+def test_by_default_the_guide_chooses_the_draw_and_the_search_the_discard_phase(guide):
+    """In the offer and the draw (R13, R15) the search plays its guide's choice (the shipped network's, or the
+    expert's); with ``search_draws`` it weighs taking the face-up card against leaving it. In the discard phase it
+    searches the guide's best ``discards`` actions, and the least-deadwood knock when it may knock."""
     views = [v for _, v in seeded_views(Rules.preset("eaai"), 18, 4)]
-    expert, default, drawing = agents.load("expert"), SearchAgent(**FAST), SearchAgent(**FAST, search_draws=True)
+    reference = numpy_policy.shipped() if guide == "ppo" else agents.load("expert")
+    default = SearchAgent(**FAST, guide=guide)
+    drawing = SearchAgent(**FAST, guide=guide, search_draws=True)
     draws = [v for v in views if v.phase in (engine.OFFER, engine.DRAW) and v.legal_mask[TAKE_DISCARD]]
     assert len(draws) >= 10
     for i, v in enumerate(draws):
-        assert default.act(v, np.random.default_rng(i)) == expert.act(v, np.random.default_rng(i))
+        assert default.act(v, np.random.default_rng(i)) == reference.act(v, np.random.default_rng(i))
         weighed = drawing.candidates(v)
         assert weighed[0] == TAKE_DISCARD and len(weighed) == 2
-        assert drawing.act(v, np.random.default_rng(i)) in weighed
+        if i < 3:  # a searched draw plays rollouts: a few suffice
+            assert drawing.act(v, np.random.default_rng(i)) in weighed
+    discards = [v for v in views if v.phase == engine.DISCARD and v.legal_mask.sum() > 2]
+    assert len(discards) >= 10
+    for v in discards:
+        searched = default.candidates(v)
+        if len(searched) == 1:  # gin, played at once (below)
+            assert searched[0] >= KNOCK_BASE
+            continue
+        if guide == "ppo":
+            logits = np.where(v.legal_mask, reference.logits(encode(v)[None])[0], -np.inf)
+            assert searched[:2] == np.argsort(-logits, kind="stable")[:2].tolist()
+        else:
+            assert searched[:2] == [actions.discard(c) for c in reference.discard_ranking(v)[:2]]
+        assert len(searched) <= 3 and all(a >= KNOCK_BASE for a in searched[2:])
+        assert any(a >= KNOCK_BASE for a in searched) == v.legal_mask[KNOCK_BASE:].any()
+
+
+def test_the_guide_may_be_any_exported_policy(tmp_path):
+    """A path to policy weights (``gin-env export --numpy``) guides the search as the shipped ones do; a missing
+    file is named."""
+    v = next(v for _, v in seeded_views(Rules.preset("eaai"), 19, 2) if v.phase == engine.DISCARD)
+    own = SearchAgent(**FAST, guide=numpy_policy.SHIPPED_WEIGHTS)
+    assert own.candidates(v) == SearchAgent(**FAST).candidates(v)
+    with pytest.raises(FileNotFoundError, match="missing.npz"):
+        SearchAgent(guide=str(tmp_path / "missing.npz"))
 
 
 def test_gin_and_a_single_legal_action_are_played_without_search():
@@ -166,11 +198,11 @@ def test_gin_and_a_single_legal_action_are_played_without_search():
 
 
 def test_the_sample_budget_and_the_clock_are_honoured():
-    """``samples`` sets the work: ten times the samples take clearly longer; ``time_ms`` stops a huge sample budget
-    after its first round once the time is spent."""
+    """``time_ms`` stops a huge sample budget after its first round once the time is spent."""
     rules = Rules.preset("eaai")
-    v = next(v for _, v in seeded_views(rules, 14, 2) if v.phase == engine.DISCARD)
+    first, v = [v for _, v in seeded_views(rules, 14, 2) if v.phase == engine.DISCARD][:2]
     search = SearchAgent(samples=100_000, time_ms=30.0, round_samples=8)
+    search.act(first, np.random.default_rng(0))  # builds the game-win table and compiles: not timed
     start = time.perf_counter()
     search.act(v, np.random.default_rng(0))
     assert time.perf_counter() - start < 2.0  # 100,000 samples would take minutes
@@ -178,7 +210,7 @@ def test_the_sample_budget_and_the_clock_are_honoured():
 
 @pytest.mark.parametrize(("key", "value"), [("samples", 0), ("samples", 2.5), ("time_ms", 0), ("discards", 0),
                                             ("shunned_weight", 0.0), ("points_weight", 1.5), ("replay", -1.0),
-                                            ("search_draws", 1)])
+                                            ("search_draws", 1), ("guide", "mcts"), ("guide", 3)])
 def test_bad_parameters_name_the_key(key, value):
     with pytest.raises(ValueError, match=key):
         SearchParams(**{key: value})

@@ -1,6 +1,6 @@
 """Training (train.py, gin_env.training) end to end on a tiny network: a short run saves, reloads as an agent, plays
 legal moves, and resumes; the opponent schedule, imitation, the PPO agent's loading rules, exporting and averaging
-models (gin-env export), and the shipped model."""
+models (gin-env export), the numpy copy of a policy, and the shipped model."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from gin_env import (
     agents,  # noqa: E402
     duel,  # noqa: E402
 )
-from gin_env.agents import ppo  # noqa: E402
+from gin_env.agents import numpy_policy, ppo  # noqa: E402
 from gin_env.batch_observation import batch_view  # noqa: E402
 from gin_env.env import GinRummyEnv  # noqa: E402
 from gin_env.evaluation import evaluate  # noqa: E402
-from gin_env.observation import view  # noqa: E402
+from gin_env.observation import encode, view  # noqa: E402
 from gin_env.rules import Rules  # noqa: E402
 from gin_env.training import config, export, imitation, loop, monitor, opponents, pool_env  # noqa: E402
 from gin_env.vector import GinRummyVectorEnv  # noqa: E402
@@ -226,6 +226,49 @@ def test_export_refuses_models_it_cannot_average(run, tmp_path, capsys):
         export.main([str(tmp_path / "missing.zip"), "--out", str(tmp_path / "x.zip")])
     assert "no model file at" in capsys.readouterr().err
     assert not os.path.exists(tmp_path / "x.zip")
+
+
+def _views(agent, games: int) -> list:
+    """Every view P1 decides from in ``games`` seeded games of ``agent`` against simple."""
+    out = []
+
+    def record(v, rng):
+        out.append(v)
+        return agent.act(v, rng)
+
+    for game in range(games):
+        duel.play_game(Rules.preset("eaai"), (agents.CallableAgent(record), agents.load("simple")), 5, game)
+    return out
+
+
+def test_the_numpy_policy_acts_as_the_model_it_was_exported_from(run, tmp_path, capsys):
+    """``gin-env export --numpy`` writes the actor's weights; numpy gives the torch policy's action distribution
+    on every view of a few games (a network of another width than the shipped one), so it picks the same action."""
+    run_dir, _ = run
+    target, weights = str(tmp_path / "policy.zip"), str(tmp_path / "policy.npz")
+    assert export.main([os.path.join(run_dir, "last.zip"), "--out", target, "--numpy", weights]) == 0
+    assert capsys.readouterr().out == f"wrote {target}\nwrote {weights}\n"
+    model, copy = ppo.load_model(target), numpy_policy.load_policy(weights)
+    views = _views(model, 2)
+    obs = np.stack([encode(v) for v in views])
+    masks = np.stack([v.legal_mask for v in views])
+    torch_logp = model.logits(obs, masks)
+    own = np.where(masks, copy.logits(obs), -np.inf)
+    own_logp = own - own.max(axis=1, keepdims=True)
+    own_logp -= np.log(np.exp(own_logp).sum(axis=1, keepdims=True))
+    assert np.allclose(np.where(masks, own_logp, 0.0), np.where(masks, torch_logp, 0.0), atol=1e-4)
+    rng = np.random.default_rng(0)
+    assert [copy.act(v, rng) for v in views] == [model.act(v, rng) for v in views]
+
+
+def test_the_shipped_numpy_weights_are_the_shipped_models():
+    """The search's guide (``ppo_gin_policy.npz``) holds the shipped model's actor, weight for weight: exporting
+    the shipped model again must give the same arrays."""
+    state = ppo.load_model(ppo.SHIPPED_MODEL).policy.state_dict()
+    with np.load(numpy_policy.SHIPPED_WEIGHTS) as shipped:
+        assert sorted(shipped.files) == sorted(numpy_policy.PARAMETERS)
+        for key in numpy_policy.PARAMETERS:
+            assert np.array_equal(shipped[key], state[key].numpy()), key
 
 
 def test_shipped_model_loads_and_plays_legal_actions():

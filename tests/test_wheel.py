@@ -37,8 +37,8 @@ def test_the_wheel_holds_gin_env_only_with_the_agents_and_the_model(wheel):
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert tops == {"gin_env"}
     for needed in ("gin_env/agents/__init__.py", "gin_env/agents/expert.py", "gin_env/agents/models/ppo_gin.zip",
-                   "gin_env/evaluation/cli.py", "gin_env/training/loop.py", "gin_env/frame.py", "gin_env/cli.py",
-                   "gin_env/replay_viewer.py"):
+                   "gin_env/agents/models/ppo_gin_policy.npz", "gin_env/evaluation/cli.py",
+                   "gin_env/training/loop.py", "gin_env/frame.py", "gin_env/cli.py", "gin_env/replay_viewer.py"):
         assert needed in names, needed
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "gin-env = gin_env.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
@@ -66,10 +66,10 @@ def test_the_wheel_installs_beside_a_package_named_agents(wheel, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     code = ("import agents, gin_env, gin_env.agents as ours\n"
             f"print(agents.WHO); print(gin_env.__file__.startswith({site!r}))\n"
-            "print(type(ours.load('expert')).__name__)")
+            "print(type(ours.load('search')).__name__)")
     result = subprocess.run([python, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["another package that imports as agents", "True", "ExpertAgent"]
+    assert result.stdout.splitlines() == ["another package that imports as agents", "True", "SearchAgent"]
     command = subprocess.run([str(home / "bin" / "gin-env"), "evaluate", "simple", "random", "--deals", "2",
                               "--workers", "1", "--no-progress"], capture_output=True, text=True, cwd=tmp_path,
                              env=env, timeout=120)

@@ -1,16 +1,19 @@
 """``gin-env export``: the model file to ship, from one checkpoint or from the average of several.
 
-    gin-env export SOURCE.zip [SOURCE.zip ...] --out TARGET.zip
+    gin-env export SOURCE.zip [SOURCE.zip ...] --out TARGET.zip [--numpy WEIGHTS.npz]
 
 One source: the checkpoint without its optimizer state and last rollout (what a run writes as ``policy.zip``).
 Several: their policies averaged weight by weight, for checkpoints fine-tuned from one ancestor
-(:func:`gin_env.agents.ppo.export_model`; docs/training.md tells when it paid).
+(:func:`gin_env.agents.ppo.export_model`; docs/training.md tells when it paid). ``--numpy`` also writes the
+exported policy's actor weights for numpy (:func:`gin_env.agents.numpy_policy.save_weights`): the search agent's
+guide, ``agents/models/ppo_gin_policy.npz`` for the shipped model.
 """
 
 from __future__ import annotations
 
 import argparse
 
+from gin_env.agents.numpy_policy import save_weights
 from gin_env.agents.ppo import export_model
 
 
@@ -19,10 +22,14 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="MaskablePPO model .zip files (train.py's)")
     parser.add_argument("--out", required=True, metavar="TARGET", help="the .zip file to write")
+    parser.add_argument("--numpy", metavar="WEIGHTS", help="also write the policy's weights for numpy (.npz)")
     args = parser.parse_args(argv)
     try:
         export_model(args.sources, args.out)
     except (FileNotFoundError, ValueError) as err:  # read_model's messages name the file and what is wrong
         parser.error(str(err))
     print(f"wrote {args.out}")
+    if args.numpy:
+        save_weights(args.out, args.numpy)
+        print(f"wrote {args.numpy}")
     return 0

@@ -1,0 +1,143 @@
+"""The PPO agent's policy network run in numpy: the search's rollout policy, with no torch.
+
+:class:`NumpyPolicyAgent` computes the same action logits as the shipped MaskablePPO model's actor
+(``agents/networks.py``: ``CardFeatures`` and ``CardActionHead``), from weights stored in a ``.npz`` file, so the
+search agent (``agents/search.py``) plays the learned policy in its rollouts on a core install. The arrays keep the
+torch names and shapes of the actor's parameters; :func:`save_weights` writes them from a model file (``gin-env
+export --numpy``), and a test holds the shipped ``.npz`` to the shipped ``.zip``.
+
+The convolutions run as matrix products over the suit x rank grid: a (1 x 3) kernel along the ranks is three
+products, one per tap, shifted and summed; the (4 x 1) kernel over the suits is one product per rank.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+
+import numpy as np
+
+from gin_env import cards
+from gin_env.actions import N_ACTIONS
+from gin_env.observation import OBS_SIZE, PLANES
+
+from .ppo import PolicyAgent, read_model
+
+#: The weights of the shipped model's actor (``agents/models/ppo_gin.zip``), for :func:`shipped`.
+SHIPPED_WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", "ppo_gin_policy.npz")
+
+#: The actor's parameters, by their torch names in the MaskablePPO policy.
+_FEATURES = "pi_features_extractor."
+_HEAD = "action_net."
+PARAMETERS = [_FEATURES + name for name in ("runs.weight", "runs.bias", "sets.weight", "sets.bias", "mix.weight",
+                                            "mix.bias", "summary.0.weight", "summary.0.bias")] + \
+             [_HEAD + name for name in ("card.weight", "card.bias", "context.weight", "context.bias",
+                                        "card_out.weight", "card_out.bias", "free_out.weight", "free_out.bias")]
+_N_PLANE_ENTRIES = len(PLANES) * cards.N_CARDS
+
+
+class NumpyPolicyAgent(PolicyAgent):
+    """The actor of a :class:`agents.networks.CardPolicy`, evaluated in float32 numpy: greedy by default, else
+    sampled with the caller's generator (``PolicyAgent``)."""
+
+    def __init__(self, weights: dict[str, np.ndarray], path: str | None = None, deterministic: bool = True) -> None:
+        w = {key: np.asarray(weights[key], dtype=np.float32) for key in PARAMETERS}
+        self.path, self.deterministic = path, deterministic
+        self.channels = w[_FEATURES + "runs.bias"].size
+        c = self.channels
+        self._runs = _taps(w[_FEATURES + "runs.weight"]), w[_FEATURES + "runs.bias"]
+        sets = w[_FEATURES + "sets.weight"][:, :, :, 0]  # (out, planes, suits)
+        self._sets = sets.transpose(2, 1, 0).reshape(-1, c), w[_FEATURES + "sets.bias"]
+        mix = w[_FEATURES + "mix.weight"]
+        self._mix = _taps(mix[:, :c]), _taps(mix[:, c:]), w[_FEATURES + "mix.bias"]
+        # torch flattens the card maps channel-major (channel, card); here they lie card-major (card, channel).
+        summary = w[_FEATURES + "summary.0.weight"].T
+        per_card = summary[:c * cards.N_CARDS].reshape(c, cards.N_CARDS, -1).transpose(1, 0, 2).reshape(
+            c * cards.N_CARDS, -1)
+        self._summary = np.ascontiguousarray(per_card), np.ascontiguousarray(summary[c * cards.N_CARDS:]), \
+            w[_FEATURES + "summary.0.bias"]
+        self._card = w[_HEAD + "card.weight"][:, :, 0].T.copy(), w[_HEAD + "card.bias"]
+        self._context = w[_HEAD + "context.weight"].T.copy(), w[_HEAD + "context.bias"]
+        self._card_out = w[_HEAD + "card_out.weight"][:, :, 0].T.copy(), w[_HEAD + "card_out.bias"]
+        self._free_out = w[_HEAD + "free_out.weight"].T.copy(), w[_HEAD + "free_out.bias"]
+
+    def logits(self, obs: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
+        """``(N, N_ACTIONS)`` action logits for encoded observations ``(N, OBS_SIZE)``, before masking."""
+        n, c = obs.shape[0], self.channels
+        obs = obs.astype(np.float32, copy=False)
+        grid = obs[:, :_N_PLANE_ENTRIES].reshape(n, len(PLANES), cards.N_SUITS, cards.N_RANKS).transpose(0, 2, 3, 1)
+        runs_w, runs_b = self._runs
+        runs = np.maximum(_shift_sum(grid @ runs_w, c) + runs_b, 0.0)  # (n, suit, rank, channel)
+        sets_w, sets_b = self._sets
+        by_rank = grid.transpose(0, 2, 1, 3).reshape(n, cards.N_RANKS, -1)
+        sets = np.maximum(by_rank @ sets_w + sets_b, 0.0)  # (n, rank, channel): the same for every suit
+        mix_runs, mix_sets, mix_b = self._mix
+        per_card = np.maximum(_shift_sum(runs @ mix_runs, c) + _shift_sum(sets @ mix_sets, c)[:, None] + mix_b, 0.0)
+        per_card = per_card.reshape(n, cards.N_CARDS, c)  # (suit, rank) flattened is the card id
+        summary_cards, summary_scalars, summary_b = self._summary
+        context = np.maximum(per_card.reshape(n, -1) @ summary_cards + obs[:, _N_PLANE_ENTRIES:] @ summary_scalars
+                             + summary_b, 0.0)
+        (card_w, card_b), (context_w, context_b) = self._card, self._context
+        hidden = np.maximum(per_card @ card_w + (context @ context_w + context_b + card_b)[:, None], 0.0)
+        out_w, out_b = self._card_out
+        discard_knock = hidden @ out_w + out_b  # (n, card, [discard, knock])
+        free_w, free_b = self._free_out
+        return np.concatenate([context @ free_w + free_b, discard_knock[:, :, 0], discard_knock[:, :, 1]], axis=1)
+
+    def __repr__(self) -> str:
+        return f"NumpyPolicyAgent({self.path!r}, deterministic={self.deterministic})"
+
+
+def _taps(weight: np.ndarray) -> np.ndarray:
+    """A torch (out, in, 1, 3) kernel as one (in, 3 * out) matrix, tap k (rank offset k - 1) in block k."""
+    return np.concatenate([weight[:, :, 0, k].T for k in range(3)], axis=1)
+
+
+def _shift_sum(products: np.ndarray, out: int) -> np.ndarray:
+    """A (1 x 3) convolution along the ranks (axis -2) with zero padding, from the products with :func:`_taps`:
+    result[r] = tap0[r - 1] + tap1[r] + tap2[r + 1]."""
+    result = products[..., out:2 * out].copy()
+    result[..., 1:, :] += products[..., :-1, :out]
+    result[..., :-1, :] += products[..., 1:, 2 * out:]
+    return result
+
+
+def load_policy(path: str, deterministic: bool = True) -> NumpyPolicyAgent:
+    """The agent of the actor weights saved at ``path`` by :func:`save_weights`.
+
+    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a file that is not such weights."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no policy weights file at {path!r}")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            weights = {key: archive[key] for key in archive.files}
+    except (OSError, ValueError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{path!r} is not a policy weights file (.npz written by gin-env export --numpy): "
+                         f"{err}") from err
+    missing = [key for key in PARAMETERS if key not in weights]
+    if missing:
+        raise ValueError(f"{path!r} lacks the policy weights {', '.join(missing)}")
+    try:
+        agent = NumpyPolicyAgent(weights, path, deterministic)
+        shape = agent.logits(np.zeros((1, OBS_SIZE), dtype=np.float32)).shape
+    except (ValueError, IndexError) as err:  # numpy's shape errors
+        raise ValueError(f"{path!r} holds weights of another network shape: {err}") from err
+    if shape != (1, N_ACTIONS):
+        raise ValueError(f"{path!r} holds a network with {shape[1]} actions; GinRummy-v0 has {N_ACTIONS}")
+    return agent
+
+
+def save_weights(model_path: str, target: str) -> None:
+    """Write the actor weights of the MaskablePPO model at ``model_path`` to ``target`` (``.npz``), for
+    :func:`load_policy`. Raises what ``read_model`` raises for a bad model file."""
+    policy = read_model(model_path, "exporting a policy's weights").policy
+    state = policy.state_dict()
+    with open(target, "wb") as out:
+        np.savez_compressed(out, **{key: state[key].cpu().numpy() for key in PARAMETERS})
+
+
+def shipped() -> NumpyPolicyAgent:
+    """The shipped model's actor (the search agent's rollout policy)."""
+    if not os.path.isfile(SHIPPED_WEIGHTS):
+        raise FileNotFoundError(f"the shipped policy weights {SHIPPED_WEIGHTS!r} are missing from this installation")
+    return load_policy(SHIPPED_WEIGHTS)
