@@ -21,10 +21,9 @@ FAST = {"samples": 6}
 
 
 def seeded_views(rules: Rules, seed: int, hands: int, opponent: str = "expert"):
-    """Every view the search agent (P1, guided by the expert, which is quicker) decides from in ``hands`` seeded
-    hands against ``opponent``, with the real state it came from; the search plays P1's moves, so the views cover
-    every phase it meets."""
-    search, other = SearchAgent(**FAST, guide="expert"), agents.load(opponent)
+    """Every view the search agent (P1) decides from in ``hands`` seeded hands against ``opponent``, with the real
+    state it came from; the search plays P1's moves, so the views cover every phase it meets."""
+    search, other = SearchAgent(**FAST), agents.load(opponent)
     rng = np.random.default_rng(seed)
     out = []
     for h in range(hands):
@@ -40,12 +39,13 @@ def seeded_views(rules: Rules, seed: int, hands: int, opponent: str = "expert"):
     return out
 
 
-@pytest.mark.parametrize("preset", ["eaai", "openspiel", "oklahoma", "foony"])
-def test_the_search_plays_only_legal_actions_in_every_phase(preset):
+@pytest.mark.parametrize(("preset", "guide"), [("eaai", "expert"), ("openspiel", "expert"), ("oklahoma", "expert"),
+                                               ("foony", "expert"), ("eaai", "ppo"), ("openspiel", "ppo")])
+def test_the_search_plays_only_legal_actions_in_every_phase(preset, guide):
     """duel raises on an illegal action; every phase the search meets is listed, including the first-upcard offer,
     the draw, the discard phase and a knock (the wall comes up under openspiel, R38)."""
     rules = Rules.preset(preset, target=None)
-    search, phases, knocked = SearchAgent(samples=2), set(), False
+    search, phases, knocked = SearchAgent(samples=2, guide=guide), set(), False
 
     def observe(state, action):
         nonlocal knocked
@@ -142,14 +142,14 @@ def test_the_choice_is_a_function_of_the_view_and_the_generator():
     assert plays[0] == plays[1]
 
 
-@pytest.mark.parametrize("guide", ["ppo", "expert"])
+@pytest.mark.parametrize("guide", ["expert", "ppo"])
 def test_by_default_the_guide_chooses_the_draw_and_the_search_the_discard_phase(guide):
-    """In the offer and the draw (R13, R15) the search plays its guide's choice (the shipped network's, or the
-    expert's); with ``search_draws`` it weighs taking the face-up card against leaving it. In the discard phase it
+    """In the offer and the draw (R13, R15) the search plays its guide's choice (the expert's, or the shipped
+    network's); with ``search_draws`` it weighs taking the face-up card against leaving it. In the discard phase it
     searches the guide's best ``discards`` actions, and the least-deadwood knock when it may knock."""
     views = [v for _, v in seeded_views(Rules.preset("eaai"), 18, 4)]
     reference = numpy_policy.shipped() if guide == "ppo" else agents.load("expert")
-    default = SearchAgent(**FAST, guide=guide)
+    default = SearchAgent(**FAST, guide=guide, discards=2)
     drawing = SearchAgent(**FAST, guide=guide, search_draws=True)
     draws = [v for v in views if v.phase in (engine.OFFER, engine.DRAW) and v.legal_mask[TAKE_DISCARD]]
     assert len(draws) >= 10
@@ -180,7 +180,7 @@ def test_the_guide_may_be_any_exported_policy(tmp_path):
     file is named."""
     v = next(v for _, v in seeded_views(Rules.preset("eaai"), 19, 2) if v.phase == engine.DISCARD)
     own = SearchAgent(**FAST, guide=numpy_policy.SHIPPED_WEIGHTS)
-    assert own.candidates(v) == SearchAgent(**FAST).candidates(v)
+    assert own.candidates(v) == SearchAgent(**FAST, guide="ppo").candidates(v)
     with pytest.raises(FileNotFoundError, match="missing.npz"):
         SearchAgent(guide=str(tmp_path / "missing.npz"))
 
