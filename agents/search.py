@@ -5,7 +5,7 @@ The **guide** proposes the actions worth searching and makes the draws; a rollou
 By default the guide is the expert and the rollouts are the simple agent's compiled policy (it knocks as soon as it
 may). With ``guide="ppo"`` (or a path to weights of that network, ``.npz``) the shipped PPO policy's actor, run in
 numpy (:mod:`agents.numpy_policy`, no torch needed), proposes, draws and plays both sides of the rollouts; against
-the expert that won as many matches as the default, at ten times the cost, and fewer against simple
+the expert that won as many matches as the default, at about 25 times the search time, and fewer against simple
 (docs/search.md).
 
 At each decision with more than one sensible action it

@@ -1,7 +1,7 @@
 """Decision time of the search agent: median and 95th percentile over every decision it makes in seeded hands.
 
     python benchmarks/bench_search.py [--hands 40] [--seed 0] [--rules eaai] [--opponent expert] [--samples N]
-                                      [--guide expert]
+                                      [--guide expert] [--discards N]
 
 The search plays P1 against ``--opponent`` on single hands; every decision of the search is timed (forced moves
 too, since a game is made of them), and those it searched (``SearchAgent.searches``: rollouts were played) are also
@@ -50,9 +50,12 @@ def main() -> None:
     parser.add_argument("--opponent", default="expert")
     parser.add_argument("--samples", type=int, default=None, help="the search's samples (default: its default)")
     parser.add_argument("--guide", default=None, help="the search's guide (default: its default)")
+    parser.add_argument("--discards", type=int, default=None, help="discard-phase actions searched (default: its "
+                        "default)")
     args = parser.parse_args()
     rules = Rules.preset(args.rules, target=None)
-    settings = {key: value for key, value in (("samples", args.samples), ("guide", args.guide)) if value is not None}
+    settings = {key: value for key, value in (("samples", args.samples), ("guide", args.guide),
+                                              ("discards", args.discards)) if value is not None}
     search = SearchAgent(**settings)
     # The first decision compiles the batched engine's kernels and builds the game-win table: not timed.
     decision_times(search, agents.load(args.opponent), rules, 1, args.seed + 1)
