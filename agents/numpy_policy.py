@@ -1,4 +1,4 @@
-"""The PPO agent's policy network run in numpy: the search's rollout policy, with no torch.
+"""The PPO agent's policy network run in numpy: the search agent's ``guide="ppo"``, with no torch.
 
 :class:`NumpyPolicyAgent` computes the same action logits as the shipped MaskablePPO model's actor
 (``agents/networks.py``: ``CardFeatures`` and ``CardActionHead``), from weights stored in a ``.npz`` file, so the
@@ -137,7 +137,7 @@ def save_weights(model_path: str, target: str) -> None:
 
 
 def shipped() -> NumpyPolicyAgent:
-    """The shipped model's actor (the search agent's rollout policy)."""
+    """The shipped model's actor (the search agent's ``guide="ppo"``)."""
     if not os.path.isfile(SHIPPED_WEIGHTS):
         raise FileNotFoundError(f"the shipped policy weights {SHIPPED_WEIGHTS!r} are missing from this installation")
     return load_policy(SHIPPED_WEIGHTS)

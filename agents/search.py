@@ -86,7 +86,8 @@ class SearchParams:
     #: Actions searched in the discard phase: the guide's best ones (the expert's best discards, the network's best
     #: discards or knocks), and the least-deadwood knock when it may knock.
     discards: int = 1
-    #: Search the offer and the draw (take the face-up card or not); False: take the guide's choice there.
+    #: Search the offer and the draw (take the face-up card or not); False: take the guide's choice there. Rollouts
+    #: by simple judge a draw by how simple plays on, and that lost to the expert's one-draw lookahead.
     search_draws: bool = False
     #: Sampling weight of an unseen card next to one the opponent discarded or declined (it would have kept it) ...
     shunned_weight: float = 0.5
