@@ -110,13 +110,15 @@ class ExpertAgent:
         return min(view.knock_limit, p.late_knock + (p.early_knock - p.late_knock) * left)
 
     def _knock(self, view: PlayerView) -> int | None:
-        """The knock to make now (gin always), or None. Among equal deadwoods it knocks with the highest card."""
+        """The knock to make now (gin always, and any knock when no discard is legal: after a take at the wall,
+        R38), or None. Among equal deadwoods it knocks with the highest card."""
         options = [(dw, -cards.VALUES[c], -c) for c, dw in solver.discard_deadwoods(view.hand).items()
                    if view.legal_mask[KNOCK_BASE + c]]
         if not options:
             return None
         dw, _, negative_card = min(options)
-        if dw == 0 or dw <= self.knock_threshold(view):
+        forced = not view.legal_mask[DISCARD_BASE:DISCARD_BASE + cards.N_CARDS].any()
+        if forced or dw == 0 or dw <= self.knock_threshold(view):
             return KNOCK_BASE - negative_card
         return None
 

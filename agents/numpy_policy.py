@@ -23,8 +23,14 @@ from gin_env.observation import OBS_SIZE, PLANES
 
 from .ppo import PolicyAgent, read_model
 
+_MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 #: The weights of the shipped model's actor (``agents/models/ppo_gin.zip``), for :func:`shipped`.
-SHIPPED_WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", "ppo_gin_policy.npz")
+SHIPPED_WEIGHTS = os.path.join(_MODELS, "ppo_gin_policy.npz")
+#: The actor of the shipped model fine-tuned mostly against the expert (docs/training.md, leg 6), the search agent's
+#: default guide.
+EXPERT_TUNED_WEIGHTS = os.path.join(_MODELS, "ppo_expert_policy.npz")
+#: The shipped weights by the search agent's guide names.
+SHIPPED = {"ppo": SHIPPED_WEIGHTS, "ppo-expert": EXPERT_TUNED_WEIGHTS}
 
 #: The actor's parameters, by their torch names in the MaskablePPO policy.
 _FEATURES = "pi_features_extractor."
@@ -136,8 +142,12 @@ def save_weights(model_path: str, target: str) -> None:
         np.savez_compressed(out, **{key: state[key].cpu().numpy() for key in PARAMETERS})
 
 
-def shipped() -> NumpyPolicyAgent:
-    """The shipped model's actor (the search agent's ``guide="ppo"``)."""
-    if not os.path.isfile(SHIPPED_WEIGHTS):
-        raise FileNotFoundError(f"the shipped policy weights {SHIPPED_WEIGHTS!r} are missing from this installation")
-    return load_policy(SHIPPED_WEIGHTS)
+def shipped(name: str = "ppo") -> NumpyPolicyAgent:
+    """A shipped actor by its name in :data:`SHIPPED`: "ppo", the shipped model's (the search agent's
+    ``guide="ppo"``), or "ppo-expert", the one fine-tuned against the expert."""
+    if name not in SHIPPED:
+        raise ValueError(f"no shipped policy weights named {name!r}; there are {', '.join(SHIPPED)}")
+    path = SHIPPED[name]
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"the shipped policy weights {path!r} are missing from this installation")
+    return load_policy(path)

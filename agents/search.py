@@ -1,14 +1,15 @@
 """The search agent: determinized Monte Carlo over the batched engine, guided by a policy, reading only its player's
 view.
 
-The **guide** proposes the actions worth searching and makes the draws; a rollout policy plays the continuations.
-By default the guide is the expert and the rollouts are the simple agent's compiled policy (it knocks as soon as it
-may). With ``guide="ppo"`` (or a path to weights of that network, ``.npz``) the shipped PPO policy's actor, run in
-numpy (:mod:`agents.numpy_policy`, no torch needed), proposes, draws and plays both sides of the rollouts; against
-the expert that won as many matches as the default, at about 25 times the search time, and fewer against simple
-(docs/search.md).
+The **guide** chooses first: it makes the draws, proposes the actions worth searching, and its own choice stands
+unless the search finds a clearly better one. By default the guide is ``"ppo-expert"``: the shipped PPO policy
+fine-tuned mostly against the expert, its actor run in numpy (:mod:`agents.numpy_policy`, no torch needed). A network
+guide also plays both sides of every rollout, greedily. ``guide="ppo"`` is the shipped PPO agent's own network, a
+path to a ``.npz`` any network of that shape (``gin-env export --numpy``), and ``guide="expert"`` the expert, with
+the simple agent's compiled policy (it knocks as soon as it may) playing the rollouts.
 
-At each decision with more than one sensible action it
+At each decision with more than one sensible action, where a network guide gives its choice less than ``trust``
+probability, it
 
 1. **samples** ``samples`` deals of the hidden cards consistent with its :class:`PlayerView` (:func:`determinize`):
    the cards the opponent took from the pile and still holds stay in its hand; its other cards are drawn from the
@@ -21,7 +22,9 @@ At each decision with more than one sensible action it
    with ``HandBatch.from_states``, each sample copied once per candidate with ``HandBatch.take``), both players
    following the rollout policy (simple, or the guide network greedily);
 3. **picks** the candidate with the best mean value over the samples, the same samples for every candidate so that
-   luck of the deal cancels between them. Ties go to the candidate listed first.
+   luck of the deal cancels between them (:func:`choose`); but another candidate than the guide's choice must beat
+   it by more than ``margin`` standard errors of their paired difference. The rollouts model the opponent as the
+   guide, which it is not, so a small lead in them is no reason to overrule a policy that has learnt its opponent.
 
 The candidates: pass or take at the wall; in the discard phase gin and big gin at once when legal, otherwise the
 guide's ``discards`` best actions (the network's legal actions by logit, discards and knocks alike; or the expert's
@@ -40,6 +43,13 @@ swing.
 ``round_samples`` once that many milliseconds have passed (at least one round is played). The choice is a function
 of the view and the generator alone when ``time_ms`` is None (the default); with ``time_ms`` it also depends on the
 machine's speed.
+
+Version history:
+
+* v2: the guide is a network fine-tuned against the expert (``"ppo-expert"``); it searches only where the network
+  is unsure (``trust``) and overrules it only by ``margin`` (docs/search.md). ``SearchAgent(guide="expert",
+  samples=192, discards=1, margin=0, trust=None)`` plays as v1.
+* v1: the expert guides, simple plays the rollouts, the best mean wins.
 """
 
 from __future__ import annotations
@@ -63,10 +73,13 @@ from .expert import ExpertAgent
 from .simple import SimpleAgent
 
 _SIMPLE = SimpleAgent()
+#: The guides choose without chance; a generator that is never drawn from keeps the caller's stream untouched.
+_NO_CHANCE = np.random.default_rng(0)
 
 
-#: The guides by name; a path to a ``.npz`` of policy weights is a guide too.
-GUIDES = ("expert", "ppo")
+#: The guides by name: the expert, or a shipped network (``numpy_policy.SHIPPED``); a path to a ``.npz`` of policy
+#: weights is a guide too.
+GUIDES = ("expert", *numpy_policy.SHIPPED)
 
 
 @dataclass(frozen=True)
@@ -76,16 +89,16 @@ class SearchParams:
     #: Who proposes the candidates and makes the draws: "expert" (simple plays the rollouts), or "ppo" (the shipped
     #: policy network, run in numpy, which also plays the rollouts) or a path to such weights (``.npz``, ``gin-env
     #: export --numpy``). docs/search.md measured the network with ``samples=32, discards=2``.
-    guide: str = "expert"
+    guide: str = "ppo-expert"
     #: Determinizations per decision.
-    samples: int = 192
+    samples: int = 32
     #: Stop adding rounds of ``round_samples`` samples once a decision has taken this many milliseconds (None: no
     #: clock, ``samples`` alone decides, and the agent is deterministic given its generator).
     time_ms: float | None = None
     round_samples: int = 8
     #: Actions searched in the discard phase: the guide's best ones (the expert's best discards, the network's best
     #: discards or knocks), and the least-deadwood knock when it may knock.
-    discards: int = 1
+    discards: int = 2
     #: Search the offer and the draw (take the face-up card or not); False: take the guide's choice there. Rollouts
     #: by simple judge a draw by how simple plays on, and that lost to the expert's one-draw lookahead.
     search_draws: bool = False
@@ -98,6 +111,12 @@ class SearchParams:
     replay: float = 0.5
     #: Share of the hand points in the value of a hand in a game to the target (the rest: the game-win chance).
     points_weight: float = 0.2
+    #: Play another candidate than the guide's own choice only when its mean value beats that choice's by more than
+    #: this many standard errors of their paired difference over the samples (0: the best mean always).
+    margin: float = 2.0
+    #: A network guide's choice is played without search when the network gives it at least this probability over
+    #: the legal actions (None: always search). The expert gives no probabilities, so it does not apply to it.
+    trust: float | None = 0.9
 
     def __post_init__(self) -> None:
         for key in ("samples", "round_samples", "discards"):
@@ -116,6 +135,10 @@ class SearchParams:
                 raise ValueError(f"search parameter {key!r} must be positive, got {getattr(self, key)!r}")
         if not self.replay >= 0:
             raise ValueError(f"search parameter 'replay' must be >= 0, got {self.replay!r}")
+        if self.trust is not None and not (isinstance(self.trust, (int, float)) and 0.0 < self.trust <= 1.0):
+            raise ValueError(f"search parameter 'trust' must lie in (0, 1] or be None, got {self.trust!r}")
+        if not self.margin >= 0:
+            raise ValueError(f"search parameter 'margin' must be >= 0, got {self.margin!r}")
         if not 0.0 <= self.points_weight <= 1.0:
             raise ValueError(f"search parameter 'points_weight' must lie in [0, 1], got {self.points_weight!r}")
 
@@ -130,7 +153,7 @@ class SearchAgent:
         if guide == "expert":
             self._guide, self._rollout = ExpertAgent(), _SIMPLE
         else:
-            network = numpy_policy.shipped() if guide == "ppo" else numpy_policy.load_policy(guide)
+            network = numpy_policy.shipped(guide) if guide in GUIDES else numpy_policy.load_policy(guide)
             self._guide = self._rollout = network
 
     def __repr__(self) -> str:
@@ -140,24 +163,32 @@ class SearchAgent:
         if self._guide_draws(view):
             return self._guide.act(view, rng)
         candidates = self.candidates(view)
-        if len(candidates) == 1:
+        if len(candidates) == 1 or self._trusts_guide(view):
             return candidates[0]
-        return candidates[int(np.argmax(self.values(view, candidates, rng)))]
+        return candidates[choose(self.sample_values(view, candidates, rng), self.params.margin)]
 
     # -- what to search ---------------------------------------------------------------------------------------------
 
     def searches(self, view: PlayerView) -> bool:
-        """Whether :meth:`act` plays rollouts for ``view``: more than one candidate, and not a draw that the guide
-        chooses."""
-        return not self._guide_draws(view) and len(self.candidates(view)) > 1
+        """Whether :meth:`act` plays rollouts for ``view``: more than one candidate, not a draw that the guide
+        chooses, and not a choice the guide network is sure of (``trust``)."""
+        return not self._guide_draws(view) and len(self.candidates(view)) > 1 and not self._trusts_guide(view)
+
+    def _trusts_guide(self, view: PlayerView) -> bool:
+        """Whether a network guide is sure enough of its choice (``trust``) to play it unsearched."""
+        if self.params.trust is None or isinstance(self._guide, ExpertAgent):
+            return False
+        logits = np.where(view.legal_mask, self._guide.logits(encode(view)[None])[0], -np.inf)
+        odds = np.exp(logits - logits.max())
+        return odds.max() / odds.sum() >= self.params.trust
 
     def _guide_draws(self, view: PlayerView) -> bool:
         return view.phase in (OFFER, DRAW) and not self.params.search_draws
 
     def candidates(self, view: PlayerView) -> list[int]:
-        """The actions worth searching, in order of preference for ties; a single one when the choice is forced or
-        clear (one legal action, gin, big gin). In the offer and the draw :meth:`act` asks for them only with
-        ``search_draws``."""
+        """The actions worth searching, the guide's own choice first (it wins ties, and :func:`choose` holds the
+        others to ``margin`` against it); a single one when the choice is forced or clear (one legal action, gin,
+        big gin). In the offer and the draw :meth:`act` asks for them only with ``search_draws``."""
         mask = view.legal_mask
         legal = np.flatnonzero(mask).tolist()
         if not legal:
@@ -165,8 +196,8 @@ class SearchAgent:
         if len(legal) == 1:
             return legal
         if view.phase != DISCARD:
-            # OFFER, DRAW, WALL: two actions; the face-up card first.
-            return [a for a in (TAKE_DISCARD, PASS, DRAW_STOCK) if mask[a]]
+            # OFFER, DRAW, WALL: two actions.
+            return self._guide_first(view, [a for a in (TAKE_DISCARD, PASS, DRAW_STOCK) if mask[a]])
         if mask[BIG_GIN]:
             return [BIG_GIN]
         knocks = [(solver.deadwood(view.hand & ~(1 << (a - KNOCK_BASE))), -cards.VALUES[a - KNOCK_BASE], -a)
@@ -177,7 +208,12 @@ class SearchAgent:
         out = self._ranking(view)[:self.params.discards]
         if best_knock is not None and best_knock not in out:
             out.append(best_knock)
-        return out
+        return self._guide_first(view, out)
+
+    def _guide_first(self, view: PlayerView, candidates: list[int]) -> list[int]:
+        """``candidates`` with the guide's own choice moved to the front (both guides choose without chance)."""
+        choice = self._guide.act(view, _NO_CHANCE)
+        return [choice] + [a for a in candidates if a != choice] if choice in candidates else candidates
 
     def _ranking(self, view: PlayerView) -> list[int]:
         """The guide's discard-phase actions, best first: the network's legal actions by logit, or the expert's
@@ -194,17 +230,22 @@ class SearchAgent:
 
     def values(self, view: PlayerView, candidates: list[int], rng: np.random.Generator) -> np.ndarray:
         """Mean value of each candidate over the sampled deals (see the module docstring)."""
+        return self.sample_values(view, candidates, rng).mean(axis=0)
+
+    def sample_values(self, view: PlayerView, candidates: list[int], rng: np.random.Generator) -> np.ndarray:
+        """(samples played, len(candidates)): the value of each candidate in each sampled deal, the same deals for
+        every candidate."""
         p = self.params
         start = time.perf_counter()
-        total = np.zeros(len(candidates))
+        rounds = []
         played = 0
         while played < p.samples:
             n = p.samples - played if p.time_ms is None else min(p.round_samples, p.samples - played)
-            total += self._rollout_values(view, candidates, n, rng).sum(axis=0)
+            rounds.append(self._rollout_values(view, candidates, n, rng))
             played += n
             if p.time_ms is not None and (time.perf_counter() - start) * 1000.0 >= p.time_ms:
                 break
-        return total / played
+        return np.concatenate(rounds)
 
     def _rollout_values(self, view: PlayerView, candidates: list[int], n: int,
                         rng: np.random.Generator) -> np.ndarray:
@@ -351,6 +392,20 @@ def play_out(batch: HandBatch, rng: np.random.Generator, policy=_SIMPLE) -> None
             return
         v = batch_view(batch, live, batch.current[live])
         batch.step(live, policy.act_batch(v, rng), legal_bits=v.legal_bits)
+
+
+def choose(values: np.ndarray, margin: float) -> int:
+    """The candidate to play from ``values`` (samples x candidates, the guide's choice in column 0): the one with the
+    best mean (the first of equals), unless ``margin`` > 0 and its paired difference to column 0 has a mean of at
+    most ``margin`` standard errors, where the guide's choice stands."""
+    means = values.mean(axis=0)
+    best = int(np.argmax(means))
+    if best == 0 or margin == 0:
+        return best
+    n = values.shape[0]
+    diff = values[:, best] - values[:, 0]
+    spread = diff.std(ddof=1) / np.sqrt(n) if n > 1 else np.inf
+    return best if diff.mean() > margin * spread else 0
 
 
 def hand_value(view: PlayerView, points: np.ndarray, points_weight: float) -> np.ndarray:

@@ -1,11 +1,12 @@
 """Decision time of the search agent: median and 95th percentile over every decision it makes in seeded hands.
 
-    python benchmarks/bench_search.py [--hands 40] [--seed 0] [--rules eaai] [--opponent expert] [--samples N]
-                                      [--guide expert] [--discards N]
+    python benchmarks/bench_search.py [--hands 40] [--seed 0] [--rules eaai] [--opponent expert]
+                                      [--set guide=expert --set samples=192 ...]
 
 The search plays P1 against ``--opponent`` on single hands; every decision of the search is timed (forced moves
 too, since a game is made of them), and those it searched (``SearchAgent.searches``: rollouts were played) are also
-reported apart. Run it on an idle core: the numbers are wall-clock times.
+reported apart. ``--set KEY=VALUE`` overrides one ``SearchParams`` field, as in ``search_variants.py``. Run it on an
+idle core: the numbers are wall-clock times.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 import time
 
 import numpy as np
+from search_variants import parse_setting
 
 from gin_env import agents, engine
 from gin_env.agents.search import SearchAgent
@@ -48,20 +50,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rules", default="eaai", choices=sorted(PRESETS))
     parser.add_argument("--opponent", default="expert")
-    parser.add_argument("--samples", type=int, default=None, help="the search's samples (default: its default)")
-    parser.add_argument("--guide", default=None, help="the search's guide (default: its default)")
-    parser.add_argument("--discards", type=int, default=None, help="discard-phase actions searched (default: its "
-                        "default)")
+    parser.add_argument("--set", type=parse_setting, action="append", default=[], dest="settings",
+                        help="KEY=VALUE: one SearchParams field (default: the search's defaults)")
     args = parser.parse_args()
     rules = Rules.preset(args.rules, target=None)
-    settings = {key: value for key, value in (("samples", args.samples), ("guide", args.guide),
-                                              ("discards", args.discards)) if value is not None}
-    search = SearchAgent(**settings)
+    search = SearchAgent(**dict(args.settings))
     # The first decision compiles the batched engine's kernels and builds the game-win table: not timed.
     decision_times(search, agents.load(args.opponent), rules, 1, args.seed + 1)
     every, searched = decision_times(search, agents.load(args.opponent), rules, args.hands, args.seed)
-    print(f"search ({search.params.guide} guide, {search.params.samples} samples) against {args.opponent}, "
-          f"{args.rules} rules, {args.hands} hands")
+    print(f"{search} against {args.opponent}, {args.rules} rules, {args.hands} hands")
     print("| decisions | count | median ms | 95th percentile ms |")
     print("|---|---|---|---|")
     for name, times in (("all", every), ("searched", searched)):

@@ -4,7 +4,7 @@
     python benchmarks/search_variants.py [--deals 300 | --matches N] [--seed 8] [--against expert]
                                          [--set samples=96 --set replay=0.5 ...]
 
-``--set KEY=VALUE`` overrides one ``SearchParams`` field (a number, True / False, or text such as
+``--set KEY=VALUE`` overrides one ``SearchParams`` field (a number, True / False, None, or text such as
 ``guide=expert``). Prints one line: the variant,
 A's points per hand and match and duplicate win rates with 95% intervals, the hands played and the time.
 """
@@ -27,6 +27,8 @@ def parse_setting(text: str) -> tuple[str, float | int | bool | str]:
         raise argparse.ArgumentTypeError(f"--set wants KEY=VALUE, got {text!r}")
     if value in ("True", "False"):
         return key, value == "True"
+    if value == "None":
+        return key, None
     try:
         number = float(value)
     except ValueError:

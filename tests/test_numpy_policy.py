@@ -12,11 +12,19 @@ from gin_env.agents import numpy_policy
 from gin_env.rules import Rules
 
 
-def test_the_shipped_weights_load_and_play_legal_actions():
-    policy = numpy_policy.shipped()
-    assert policy.path == numpy_policy.SHIPPED_WEIGHTS and policy.deterministic
+@pytest.mark.parametrize("name", ["ppo", "ppo-expert"])
+def test_the_shipped_weights_load_and_play_legal_actions(name):
+    policy = numpy_policy.shipped(name)
+    assert policy.path == numpy_policy.SHIPPED[name] and policy.deterministic
     for game in range(2):  # the engine raises on an illegal action
         duel.play_duplicate(Rules.preset("eaai"), policy, agents.load("simple"), seed=4, game=game)
+
+
+def test_the_two_shipped_networks_differ_and_unknown_names_are_refused():
+    views = np.random.default_rng(0).random((64, numpy_policy.OBS_SIZE)).astype(np.float32)
+    assert not np.allclose(numpy_policy.shipped("ppo").logits(views), numpy_policy.shipped("ppo-expert").logits(views))
+    with pytest.raises(ValueError, match="no shipped policy weights named 'ppo2'; there are ppo, ppo-expert"):
+        numpy_policy.shipped("ppo2")
 
 
 def _shipped_weights() -> dict:

@@ -8,10 +8,10 @@ import time
 import numpy as np
 import pytest
 
-from gin_env import actions, agents, cards, duel, engine
+from gin_env import actions, agents, cards, duel, engine, solver
 from gin_env.actions import KNOCK_BASE, TAKE_DISCARD
 from gin_env.agents import numpy_policy
-from gin_env.agents.search import SearchAgent, SearchParams, determinize, game_win_table, hand_value
+from gin_env.agents.search import SearchAgent, SearchParams, choose, determinize, game_win_table, hand_value
 from gin_env.observation import encode, view
 from gin_env.rules import Rules
 from tests.scripted import make_deck
@@ -89,10 +89,18 @@ def test_at_the_wall_the_search_passes_or_takes_and_then_knocks():
     search = SearchAgent(**FAST)
     for state in states:
         v = view(state, state.current)
-        assert search.candidates(v) == [TAKE_DISCARD, actions.PASS]
+        guide = search._guide.act(v, np.random.default_rng(0))
+        assert guide in (TAKE_DISCARD, actions.PASS)
+        assert search.candidates(v) == [guide, TAKE_DISCARD + actions.PASS - guide]
         assert search.act(v, np.random.default_rng(0)) in (TAKE_DISCARD, actions.PASS)
         taken = engine.step(state, TAKE_DISCARD)
         assert taken.must_knock and search.act(view(taken, taken.current), np.random.default_rng(0)) >= KNOCK_BASE
+        # The expert, the search's guide, never takes there above its knock threshold, but must act if it is put
+        # there: it knocks with the least deadwood.
+        forced = view(taken, taken.current)
+        knock = agents.load("expert").act(forced, np.random.default_rng(0))
+        assert knock == min(np.flatnonzero(forced.legal_mask), key=lambda a: (
+            solver.deadwood(forced.hand & ~(1 << (a - KNOCK_BASE))), -cards.VALUES[a - KNOCK_BASE], -a))
 
 
 def test_determinizations_are_consistent_with_the_view():
@@ -155,7 +163,8 @@ def test_by_default_the_guide_chooses_the_draw_and_the_search_the_discard_phase(
     for i, v in enumerate(draws):
         assert default.act(v, np.random.default_rng(i)) == reference.act(v, np.random.default_rng(i))
         weighed = drawing.candidates(v)
-        assert weighed[0] == TAKE_DISCARD and len(weighed) == 2
+        assert weighed[0] == reference.act(v, np.random.default_rng(i)) and len(weighed) == 2
+        assert TAKE_DISCARD in weighed
         assert drawing.act(v, np.random.default_rng(i)) in weighed
     discards = [v for v in views if v.phase == engine.DISCARD and v.legal_mask.sum() > 2]
     assert len(discards) >= 10
@@ -166,10 +175,12 @@ def test_by_default_the_guide_chooses_the_draw_and_the_search_the_discard_phase(
             continue
         if guide == "ppo":
             logits = np.where(v.legal_mask, reference.logits(encode(v)[None])[0], -np.inf)
-            assert searched[:2] == np.argsort(-logits, kind="stable")[:2].tolist()
+            best = np.argsort(-logits, kind="stable")[:2].tolist()
         else:
-            assert searched[:2] == [actions.discard(c) for c in reference.discard_ranking(v)[:2]]
-        assert len(searched) <= 3 and all(a >= KNOCK_BASE for a in searched[2:])
+            best = [actions.discard(c) for c in reference.discard_ranking(v)[:2]]
+        assert searched[0] == reference.act(v, np.random.default_rng(0))  # the guide's own choice first
+        assert set(best) <= set(searched) and len(searched) <= 3
+        assert all(a >= KNOCK_BASE for a in searched if a not in best)
         assert any(a >= KNOCK_BASE for a in searched) == v.legal_mask[KNOCK_BASE:].any()
 
 
@@ -195,11 +206,61 @@ def test_gin_and_a_single_legal_action_are_played_without_search():
     assert search.candidates(view(after_passes, 0)) == [actions.DRAW_STOCK]  # R13c
 
 
+def test_another_candidate_than_the_guides_must_beat_it_by_the_margin():
+    """``choose``: the best mean wins at margin 0; with a margin, a candidate whose paired lead over the guide's
+    choice (column 0) is within that many standard errors leaves the guide's choice standing."""
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=(64, 1)) * 10.0  # luck of the deal, shared by every candidate
+    lead = rng.normal(size=64) * 4.0 + 1.0  # a lead of about 2 standard errors (4 / sqrt(64) = 0.5)
+    values = np.hstack([noise, noise[:, 0:1] + lead[:, None] - lead.mean() + 1.0, noise - 5.0])
+    assert choose(values, 0.0) == 1
+    assert choose(values, 1.5) == 1
+    assert choose(values, 2.5) == 0
+    assert choose(values[:, [0, 2]], 0.0) == 0
+    assert choose(np.zeros((8, 3)), 0.0) == 0  # ties go to the guide
+    assert choose(values[:1], 1.0) == 0  # one sample has no standard error: the guide stands
+
+
+@pytest.mark.parametrize("guide", ["expert", "ppo"])
+def test_with_a_wide_margin_the_search_plays_its_guide(guide):
+    views = [v for _, v in seeded_views(Rules.preset("eaai"), 21, 3) if v.phase == engine.DISCARD]
+    assert len(views) >= 10
+    reference = numpy_policy.shipped() if guide == "ppo" else agents.load("expert")
+    search = SearchAgent(**FAST, guide=guide, discards=2, margin=1e9, trust=None)
+    assert sum(search.searches(v) for v in views) >= 5
+    for i, v in enumerate(views):
+        assert search.act(v, np.random.default_rng(i)) == reference.act(v, np.random.default_rng(i))
+
+
+def test_a_network_guide_sure_of_its_choice_is_played_unsearched():
+    """``trust``: where the network gives its choice at least that probability the search plays it without rollouts;
+    elsewhere it searches as before. The expert guide has no probabilities and is always searched."""
+    views = [v for _, v in seeded_views(Rules.preset("eaai"), 22, 3) if v.phase == engine.DISCARD]
+    network = numpy_policy.shipped()
+    sure = []
+    for v in views:
+        logits = np.where(v.legal_mask, network.logits(encode(v)[None])[0], -np.inf)
+        odds = np.exp(logits - logits.max())
+        sure.append(odds.max() / odds.sum() >= 0.9)
+    assert 0 < sum(sure) < len(views)
+    trusting, plain = SearchAgent(**FAST, guide="ppo", trust=0.9), SearchAgent(**FAST, guide="ppo", trust=None)
+    for i, (v, is_sure) in enumerate(zip(views, sure)):
+        multiple = len(plain.candidates(v)) > 1
+        assert trusting.searches(v) == (multiple and not is_sure)
+        if is_sure:
+            assert trusting.act(v, np.random.default_rng(i)) == network.act(v, np.random.default_rng(i))
+        else:
+            assert trusting.act(v, np.random.default_rng(i)) == plain.act(v, np.random.default_rng(i))
+    expert_guided = SearchAgent(**FAST, guide="expert", trust=0.01)
+    assert any(expert_guided.searches(v) for v in views)
+
+
 def test_the_sample_budget_and_the_clock_are_honoured():
     """``time_ms`` stops a huge sample budget after its first round once the time is spent."""
     rules = Rules.preset("eaai")
     first, v = [v for _, v in seeded_views(rules, 14, 2) if v.phase == engine.DISCARD][:2]
-    search = SearchAgent(samples=100_000, time_ms=30.0, round_samples=8)
+    search = SearchAgent(samples=100_000, time_ms=30.0, round_samples=8, trust=None)
+    assert search.searches(v)
     search.act(first, np.random.default_rng(0))  # builds the game-win table and compiles: not timed
     start = time.perf_counter()
     search.act(v, np.random.default_rng(0))
@@ -208,7 +269,8 @@ def test_the_sample_budget_and_the_clock_are_honoured():
 
 @pytest.mark.parametrize(("key", "value"), [("samples", 0), ("samples", 2.5), ("time_ms", 0), ("discards", 0),
                                             ("shunned_weight", 0.0), ("points_weight", 1.5), ("replay", -1.0),
-                                            ("search_draws", 1), ("guide", "mcts"), ("guide", 3)])
+                                            ("search_draws", 1), ("guide", "mcts"), ("guide", 3),
+                                            ("margin", -1.0), ("trust", 0.0), ("trust", 1.5)])
 def test_bad_parameters_name_the_key(key, value):
     with pytest.raises(ValueError, match=key):
         SearchParams(**{key: value})

@@ -37,7 +37,8 @@ def test_the_wheel_holds_gin_env_only_with_the_agents_and_the_model(wheel):
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert tops == {"gin_env"}
     for needed in ("gin_env/agents/__init__.py", "gin_env/agents/expert.py", "gin_env/agents/models/ppo_gin.zip",
-                   "gin_env/agents/models/ppo_gin_policy.npz", "gin_env/evaluation/cli.py",
+                   "gin_env/agents/models/ppo_gin_policy.npz", "gin_env/agents/models/ppo_expert_policy.npz",
+                   "gin_env/evaluation/cli.py",
                    "gin_env/training/loop.py", "gin_env/frame.py", "gin_env/cli.py", "gin_env/replay_viewer.py"):
         assert needed in names, needed
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
