@@ -11,7 +11,8 @@ alone may also have ``act_on_mask(legal_mask, rng) -> action``, the same choice 
 * ``random``: a uniformly random legal action;
 * ``simple``: the EAAI SimpleGinRummyPlayer (``agents.simple``);
 * ``expert``: the strongest heuristic (``agents.expert``);
-* ``search``: determinized Monte Carlo search over the batched engine (``agents.search``);
+* ``search``: determinized Monte Carlo search over the batched engine, on a policy network run in numpy
+  (``agents.search``);
 * ``ppo``: the MaskablePPO policy shipped with the package (``agents.ppo``, trained by ``train.py``).
 
 A path to a ``.zip`` saved by sb3-contrib's ``MaskablePPO`` loads as a :class:`agents.ppo.PPOAgent` (sb3-contrib is

@@ -1,10 +1,11 @@
-"""The PPO agent's policy network run in numpy: the search agent's ``guide="ppo"``, with no torch.
+"""PPO policy networks run in numpy: the search agent's guides, with no torch.
 
-:class:`NumpyPolicyAgent` computes the same action logits as the shipped MaskablePPO model's actor
-(``agents/networks.py``: ``CardFeatures`` and ``CardActionHead``), from weights stored in a ``.npz`` file, so the
-search agent (``agents/search.py``) plays the learned policy in its rollouts on a core install. The arrays keep the
-torch names and shapes of the actor's parameters; :func:`save_weights` writes them from a model file (``gin-env
-export --numpy``), and a test holds the shipped ``.npz`` to the shipped ``.zip``.
+:class:`NumpyPolicyAgent` computes the same action logits as a MaskablePPO model's actor (``agents/networks.py``:
+``CardFeatures`` and ``CardActionHead``), from weights stored in a ``.npz`` file, so the search agent
+(``agents/search.py``) plays a learned policy in its rollouts on a core install. Two ship (:data:`SHIPPED`): the
+``ppo`` agent's, and ``ppo-expert``, the search's default guide. The arrays keep the torch names and shapes of the
+actor's parameters; :func:`save_weights` writes them from a model file (``gin-env export --numpy``), and a test
+holds the shipped ``ppo`` weights to the shipped ``.zip``.
 
 The convolutions run as matrix products over the suit x rank grid: a (1 x 3) kernel along the ranks is three
 products, one per tap, shifted and summed; the (4 x 1) kernel over the suits is one product per rank.
