@@ -86,9 +86,9 @@ GUIDES = ("expert", *numpy_policy.SHIPPED)
 class SearchParams:
     """The search agent's numbers (docs/search.md tells how the defaults were measured)."""
 
-    #: Who proposes the candidates and makes the draws: "expert" (simple plays the rollouts), or "ppo" (the shipped
-    #: policy network, run in numpy, which also plays the rollouts) or a path to such weights (``.npz``, ``gin-env
-    #: export --numpy``). docs/search.md measured the network with ``samples=32, discards=2``.
+    #: Who chooses first, proposes the candidates and makes the draws: a shipped policy network run in numpy, which
+    #: also plays the rollouts ("ppo-expert", fine-tuned against the expert; "ppo", the ppo agent's), a path to such
+    #: weights (``.npz``, ``gin-env export --numpy``), or "expert" (simple plays the rollouts).
     guide: str = "ppo-expert"
     #: Determinizations per decision.
     samples: int = 32
