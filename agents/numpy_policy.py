@@ -109,8 +109,8 @@ def _shift_sum(products: np.ndarray, out: int) -> np.ndarray:
     return result
 
 
-def load_policy(path: str, deterministic: bool = True) -> NumpyPolicyAgent:
-    """The agent of the actor weights saved at ``path`` by :func:`save_weights`.
+def read_weights(path: str) -> dict[str, np.ndarray]:
+    """The actor weights saved at ``path`` by :func:`save_weights`, by their torch names (:data:`PARAMETERS`).
 
     Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a file that is not such weights."""
     if not os.path.isfile(path):
@@ -124,6 +124,14 @@ def load_policy(path: str, deterministic: bool = True) -> NumpyPolicyAgent:
     missing = [key for key in PARAMETERS if key not in weights]
     if missing:
         raise ValueError(f"{path!r} lacks the policy weights {', '.join(missing)}")
+    return weights
+
+
+def load_policy(path: str, deterministic: bool = True) -> NumpyPolicyAgent:
+    """The agent of the actor weights saved at ``path`` by :func:`save_weights`.
+
+    Raises what :func:`read_weights` raises, and ``ValueError`` for weights of another network shape."""
+    weights = read_weights(path)
     try:
         agent = NumpyPolicyAgent(weights, path, deterministic)
         shape = agent.logits(np.zeros((1, OBS_SIZE), dtype=np.float32)).shape

@@ -132,28 +132,47 @@ def custom_objects_for(path: str) -> dict:
 _ROLLOUT_LEFTOVERS = ["_last_obs", "_last_original_obs", "_last_episode_starts"]
 
 
-def export_model(sources: str | list[str], target: str) -> None:
+def export_model(sources: str | list[str], target: str,
+                 actors: dict[str, dict[str, np.ndarray]] | None = None) -> None:
     """Write the MaskablePPO model at ``sources`` (a path) to ``target`` for shipping: the same policy and settings,
     without the Adam moments and the last rollout's observations, which make up two thirds of a checkpoint. The copy
     loads and acts exactly as the original (``load_model``) and can be trained further, with a fresh optimizer state.
 
     Given several paths, the policy written is their average, weight by weight (a "model soup"), with the first
     model's settings and step count. That suits policies fine-tuned from one ancestor, which sit in one basin of the
-    loss: docs/training.md measures it. Raises what :func:`load_model` raises for a bad file, and ``ValueError`` for
-    an empty list or for models whose networks differ in shape."""
+    loss: docs/training.md measures it. ``actors`` adds actor weights without a model around them, by a name for
+    errors (numpy arrays by torch name, as ``agents.numpy_policy.read_weights`` gives them): each joins the average
+    of the parameters it holds, and the rest (the critic) is averaged over the models alone. Raises what
+    :func:`load_model` raises for a bad file, and ``ValueError`` for no model or for networks that differ in
+    shape."""
     paths = [sources] if isinstance(sources, str) else list(sources)
     if not paths:
         raise ValueError("export_model needs at least one model to export")
+    torch = require("torch", "exporting a PPO model")
     models = [read_model(path, "exporting a PPO model") for path in paths]
     model, policy = models[0], models[0].policy
-    if len(models) > 1:
-        weights = [m.policy.state_dict() for m in models]
-        shapes = {key: tuple(value.shape) for key, value in weights[0].items()}
-        for path, other in zip(paths[1:], weights[1:]):
-            if {key: tuple(value.shape) for key, value in other.items()} != shapes:
-                raise ValueError(f"cannot average {paths[0]!r} with {path!r}: their networks differ in shape")
-        policy.load_state_dict({key: sum(w[key] for w in weights) / len(weights) if value.is_floating_point()
-                                else value for key, value in weights[0].items()})
+    weights = [m.policy.state_dict() for m in models]
+    shapes = {key: tuple(value.shape) for key, value in weights[0].items()}
+    for path, other in zip(paths[1:], weights[1:]):
+        if {key: tuple(value.shape) for key, value in other.items()} != shapes:
+            raise ValueError(f"cannot average {paths[0]!r} with {path!r}: their networks differ in shape")
+    for name, actor in (actors or {}).items():
+        for key, value in actor.items():
+            if shapes.get(key) != value.shape:
+                in_model = f"the model's is {shapes[key]}" if key in shapes else "the model has no such parameter"
+                raise ValueError(f"cannot average {paths[0]!r} with {name!r}: its {key!r} has shape {value.shape}, "
+                                 f"{in_model}")
+        # SB3 names the actor's feature extractor twice (features_extractor, pi_features_extractor): one tensor.
+        weights.append({alias: torch.as_tensor(value) for key, value in actor.items() for alias in weights[0]
+                        if weights[0][alias].data_ptr() == weights[0][key].data_ptr()})
+    if len(weights) > 1:
+        average = {}
+        for key, value in weights[0].items():
+            if value.is_floating_point():
+                terms = [w[key].to(value.dtype) for w in weights if key in w]
+                value = sum(terms) / len(terms)
+            average[key] = value
+        policy.load_state_dict(average)
     # A fresh optimizer of the same kind keeps the archive's layout (SB3 checks it on load) but holds no moments.
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1), **policy.optimizer_kwargs)
     model.save(target, exclude=_ROLLOUT_LEFTOVERS)

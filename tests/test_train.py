@@ -214,6 +214,44 @@ def test_export_averages_models_weight_by_weight(run, tmp_path, capsys):
     duel.play_duplicate(Rules.preset("eaai"), agents.load(target), agents.load("simple"), seed=2, game=0)
 
 
+def test_export_averages_a_model_with_actor_weights(run, tmp_path, capsys):
+    """An actor's ``.npz`` (what ``--numpy`` writes) joins the average of the actor's parameters, the feature
+    extractor that the critic shares among them; the critic's own layers, which it lacks, stay the model's."""
+    run_dir, _ = run
+    source = os.path.join(run_dir, "last.zip")
+    original = ppo.read_model(source, "the test").policy.state_dict()
+    shifted = {key: original[key].numpy() + 1.0 for key in numpy_policy.PARAMETERS}
+    np.savez(tmp_path / "shifted.npz", **shifted)
+    target = str(tmp_path / "soup.zip")
+    assert export.main([source, str(tmp_path / "shifted.npz"), "--out", target]) == 0
+    assert capsys.readouterr().out == f"wrote {target}\n"
+    soup = ppo.read_model(target, "the test").policy.state_dict()
+    critic = [key for key in original if key.startswith(("mlp_extractor.value_net.", "value_net."))]
+    assert critic and all(torch.equal(soup[key], original[key]) for key in critic)
+    assert all(torch.allclose(soup[key], original[key] + 0.5) for key in numpy_policy.PARAMETERS)
+
+
+def test_export_refuses_actor_weights_it_cannot_use(run, tmp_path, capsys):
+    run_dir, _ = run
+    source = os.path.join(run_dir, "last.zip")
+    state = ppo.read_model(source, "the test").policy.state_dict()
+    weights = {key: state[key].numpy() for key in numpy_policy.PARAMETERS}
+    np.savez(tmp_path / "actor.npz", **weights)
+    with pytest.raises(SystemExit):  # settings and the critic come from a model, so one must lead
+        export.main([str(tmp_path / "actor.npz"), source, "--out", str(tmp_path / "x.zip")])
+    assert "the first source must be a model" in capsys.readouterr().err
+    key = numpy_policy.PARAMETERS[-1]
+    np.savez(tmp_path / "wide.npz", **{**weights, key: np.zeros((7, *weights[key].shape[1:]), np.float32)})
+    with pytest.raises(SystemExit):
+        export.main([source, str(tmp_path / "wide.npz"), "--out", str(tmp_path / "x.zip")])
+    assert f"its '{key}' has shape (7," in capsys.readouterr().err
+    np.savez(tmp_path / "partial.npz", **{k: v for k, v in weights.items() if k != key})
+    with pytest.raises(SystemExit):
+        export.main([source, str(tmp_path / "partial.npz"), "--out", str(tmp_path / "x.zip")])
+    assert f"lacks the policy weights {key}" in capsys.readouterr().err
+    assert not os.path.exists(tmp_path / "x.zip")
+
+
 def test_export_refuses_models_it_cannot_average(run, tmp_path, capsys):
     run_dir, _ = run
     wider = config.parse_args(["--run-dir", str(tmp_path), *TINY, "--channels", "8"])
