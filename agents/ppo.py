@@ -142,9 +142,9 @@ def export_model(sources: str | list[str], target: str,
     model's settings and step count. That suits policies fine-tuned from one ancestor, which sit in one basin of the
     loss: docs/training.md measures it. ``actors`` adds actor weights without a model around them, by a name for
     errors (numpy arrays by torch name, as ``agents.numpy_policy.read_weights`` gives them): each joins the average
-    of the parameters it holds, and the rest (the critic) is averaged over the models alone. Raises what
-    :func:`load_model` raises for a bad file, and ``ValueError`` for no model or for networks that differ in
-    shape."""
+    of the parameters it holds, and those it lacks (the critic's own layers) are averaged over the models alone.
+    Raises what :func:`load_model` raises for a bad file, and ``ValueError`` for no model or for networks that
+    differ in shape."""
     paths = [sources] if isinstance(sources, str) else list(sources)
     if not paths:
         raise ValueError("export_model needs at least one model to export")
@@ -162,7 +162,8 @@ def export_model(sources: str | list[str], target: str,
                 in_model = f"the model's is {shapes[key]}" if key in shapes else "the model has no such parameter"
                 raise ValueError(f"cannot average {paths[0]!r} with {name!r}: its {key!r} has shape {value.shape}, "
                                  f"{in_model}")
-        # SB3 names the actor's feature extractor twice (features_extractor, pi_features_extractor): one tensor.
+        # SB3 names one shared feature extractor three times (features_extractor, pi_ and vf_features_extractor):
+        # an actor's weight stands for every name of its tensor.
         weights.append({alias: torch.as_tensor(value) for key, value in actor.items() for alias in weights[0]
                         if weights[0][alias].data_ptr() == weights[0][key].data_ptr()})
     if len(weights) > 1:

@@ -5,8 +5,8 @@
 One source: the checkpoint without its optimizer state and last rollout (what a run writes as ``policy.zip``).
 Several: their policies averaged weight by weight, for checkpoints fine-tuned from one ancestor
 (:func:`gin_env.agents.ppo.export_model`; docs/training.md tells when it paid). A source after the first may be an
-actor's weights (``.npz``, as ``--numpy`` writes them): it joins the average of the actor, and the critic is the
-models' alone: docs/training.md makes the shipped model so, from a model and ``ppo_expert_policy.npz``.
+actor's weights (``.npz``, as ``--numpy`` writes them): it joins the average of the actor, and the critic's own
+layers are the models' alone (docs/training.md averages the shipped model with ``ppo_expert_policy.npz`` so).
 ``--numpy`` also writes the exported policy's actor weights for numpy
 (:func:`gin_env.agents.numpy_policy.save_weights`): ``agents/models/ppo_gin_policy.npz`` for the shipped model.
 """
