@@ -8,6 +8,9 @@ or torch).
 
 from gymnasium.envs.registration import register, registry
 
+#: The package's version (pyproject.toml reads it from here); docs/changelog.md says what each version changed.
+__version__ = "0.2.0"
+
 ENV_ID = "GinRummy-v0"
 
 # Re-importing the package (e.g. after importlib.reload) must not register the id twice.

@@ -6,15 +6,17 @@
     gin-env play [options]                       a game against an agent in the terminal (gin_env.play)
     gin-env replay FILE [--step]                 step through a saved hand (gin_env.replay_viewer)
 
-``gin-env JOB --help`` lists a job's options. A job whose optional dependencies are missing stops with one line that
-names the extra to install.
+``gin-env JOB --help`` lists a job's options; ``gin-env --version`` prints the package's version. A job whose
+optional dependencies are missing stops with one line that names the extra to install.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 
+from gin_env import __version__
 from gin_env.optional import MissingExtra
 
 #: Subcommand -> the module whose ``main(argv, prog)`` runs it, imported only when asked for.
@@ -28,12 +30,23 @@ JOBS = {
 USAGE = __doc__.split("\n\n")[1]
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """The jobs' option parser: argparse's, but an error is the one line ``PROG: error: MESSAGE`` (exit code 2),
+    without the usage block argparse prints before it (``PROG --help`` shows that)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``gin-env JOB ...``; the job's exit code (2 for an unknown job or a missing extra)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print(f"usage: gin-env JOB [options]\n\n{USAGE}\n\nSee gin-env JOB --help.")
+        print(f"usage: gin-env JOB [options] | gin-env --version\n\n{USAGE}\n\nSee gin-env JOB --help.")
         return 0 if argv else 2
+    if argv[0] in ("-V", "--version"):
+        print(f"gin-env {__version__}")
+        return 0
     job, rest = argv[0], argv[1:]
     prog = f"gin-env {job}"
     if job not in JOBS:

@@ -29,7 +29,7 @@ EXTRAS = {
 }
 
 
-class MissingExtra(ImportError):
+class MissingExtra(ModuleNotFoundError):
     """An optional dependency is not installed; the message is the one line to show the user."""
 
 

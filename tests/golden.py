@@ -3,7 +3,12 @@ preset, with ``episode="hand"`` and ``"match"``, kept as one sha256 per run over
 observation, mask, reward, termination, truncation, info and ansi text, plus a few raw numbers to read.
 
 ``tests/test_golden.py`` replays the same runs and compares them with ``tests/data/golden/trajectories.json``, so a
-refactoring that changes any of those bytes fails. To write the file again (only when a change of behaviour is
+refactoring that changes any of those bytes fails. Bytes are a fair promise there, on any CPU: every number an env
+returns is an integer, a card plane of zeros and ones, or integer points divided by the reward scale, which IEEE
+arithmetic rounds the same way everywhere. Reports, whose statistics and Elo go through reductions and a least
+squares solve that differ in their last bits by CPU (OpenBLAS and numpy pick kernels by the instruction set), are
+compared by :func:`assert_same_report`: exact for every string, integer and flag, within :data:`REPORT_RTOL` for
+every float. To write the file again (only when a change of behaviour is
 meant, and said in its commit)::
 
     python -m tests.golden
@@ -13,12 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sys
 
 import numpy as np
 
 from gin_env.actions import BIG_GIN, KNOCK_BASE
+from gin_env.files import atomic_write
 from gin_env.rules import PRESETS
 
 GOLDEN_PATH = os.path.join(os.path.dirname(__file__), "data", "golden", "trajectories.json")
@@ -33,6 +40,29 @@ KNOCK_PREFERENCE = 0.8
 #: Arguments of the runs besides the default ones, keyed by their name in the file: a fixed seat, another scale,
 #: and truncation by ``max_steps`` (not for PettingZoo, which has none of them).
 OPTIONS = {"default": {}, "seat1-scale10-max15": {"learner_seat": 1, "reward_scale": 10.0, "max_steps": 15}}
+
+
+#: The relative tolerance of a report's floats (a win rate, an interval, an Elo) against the recorded ones: far below
+#: any digit a report prints, far above the last-bit differences between CPUs.
+REPORT_RTOL = 1e-9
+
+
+def assert_same_report(actual, expected, where: str = "report") -> None:
+    """Assert that two JSON values are the same report: equal keys, lengths, strings, integers and flags, and floats
+    within :data:`REPORT_RTOL` (``where`` names the place of a difference in the message)."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict) and sorted(actual) == sorted(expected), f"{where}: keys differ"
+        for k in expected:
+            assert_same_report(actual[k], expected[k], f"{where}.{k}")
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: lengths differ"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            assert_same_report(a, e, f"{where}[{i}]")
+    elif isinstance(expected, float) and not isinstance(actual, bool) and isinstance(actual, (int, float)):
+        assert math.isclose(actual, expected, rel_tol=REPORT_RTOL, abs_tol=REPORT_RTOL), \
+            f"{where}: {actual!r} != {expected!r}"
+    else:
+        assert type(actual) is type(expected) and actual == expected, f"{where}: {actual!r} != {expected!r}"
 
 
 def canonical(value) -> bytes:
@@ -159,8 +189,7 @@ def record() -> dict:
 
 
 def main() -> int:
-    os.makedirs(os.path.dirname(GOLDEN_PATH), exist_ok=True)
-    with open(GOLDEN_PATH, "w") as f:
+    with atomic_write(GOLDEN_PATH) as f:
         json.dump(record(), f, indent=1, sort_keys=True)
         f.write("\n")
     print(f"wrote {GOLDEN_PATH}", file=sys.stderr)
