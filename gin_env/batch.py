@@ -37,6 +37,13 @@ _ONE = np.uint64(1)
 _NO_BITS = np.zeros((0, ACTION_WORDS), dtype=np.uint64)
 
 
+def kernel_array(values, dtype=None) -> np.ndarray:
+    """``values`` as an array the compiled kernels take: C-contiguous, writable, of ``dtype`` (by default its own).
+    Numba compiles a kernel again, for seconds, for each new layout or read-only flag of an argument, so a strided
+    view or a read-only array from a caller is copied first and every call hits the one compiled version."""
+    return np.require(values, dtype=dtype, requirements=("C_CONTIGUOUS", "WRITEABLE"))
+
+
 def bits_to_masks(bits: np.ndarray) -> np.ndarray:
     """``(k, ACTION_WORDS)`` legal-action bit strings as ``(k, 108)`` bool masks."""
     return np.unpackbits(bits.view(np.uint8), axis=1, count=N_ACTIONS, bitorder="little").view(bool)
@@ -53,8 +60,8 @@ def masks_to_bits(masks: np.ndarray) -> np.ndarray:
 def nth_set_bit(words: np.ndarray, n: np.ndarray) -> np.ndarray:
     """Per uint64 word ((k,)), or per row of words ((k, w), least significant word first), the index of its set
     bit number ``n`` (0: the lowest); -1 where the row has ``n`` or fewer set bits."""
-    n = np.asarray(n, dtype=np.int64)
-    rows = np.ascontiguousarray(words, dtype=np.uint64).reshape(n.size, -1)
+    n = kernel_array(n, np.int64)
+    rows = kernel_array(words, np.uint64).reshape(n.size, -1)
     out = np.empty(n.size, dtype=np.int64)
     kernels.nth_set_bits(rows, n, out)
     return out
@@ -64,7 +71,7 @@ def random_set_bit(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Per row of words ((k, w), least significant word first), one of its set bits uniformly at random: number
     floor(u * count) for u from ``rng.random(k)``; 0 for a row with none."""
     out = np.empty(words.shape[0], dtype=np.int64)
-    kernels.random_set_bits(words, rng.random(words.shape[0]), out)
+    kernels.random_set_bits(kernel_array(words, np.uint64), rng.random(words.shape[0]), out)
     return out
 
 
@@ -206,7 +213,7 @@ class HandBatch:
     def deal(self, games: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
         """Deal new hands in ``games`` from ``decks`` ((k, 52) permutations, index 0 on top) (R10)."""
         self.version += 1
-        kernels.deal(np.asarray(games, dtype=np.int64), np.asarray(decks), np.asarray(dealers, dtype=np.int64),
+        kernels.deal(kernel_array(games, np.int64), kernel_array(decks), kernel_array(dealers, np.int64),
                      self.rule_params, self.ints, self.flags, self.words, self.seats, self.deck, self.pile)
 
     def stock_size(self, games: np.ndarray | None = None) -> np.ndarray:
@@ -224,7 +231,7 @@ class HandBatch:
     def legal_bits(self, games: np.ndarray | None = None) -> np.ndarray:
         """``legal_masks`` as bit strings: ``(k, ACTION_WORDS)`` uint64, bit ``a`` (least significant word first)
         set where action ``a`` is legal. Agents that look at a few actions read these rather than the masks."""
-        games = np.arange(self.n) if games is None else np.asarray(games, dtype=np.int64)
+        games = np.arange(self.n) if games is None else kernel_array(games, np.int64)
         bits = np.empty((games.size, ACTION_WORDS), dtype="<u8")
         kernels.legal_bits(games, self.rule_params, self.ints, self.flags, self.words, self.seats, bits)
         return bits
@@ -235,14 +242,14 @@ class HandBatch:
         ``engine.IllegalActionError`` naming the game, and then no game is changed (R18). ``masks`` or
         ``legal_bits``: the games' current ``legal_masks`` or ``legal_bits`` when the caller has them already
         (otherwise the step works them out; that costs a few nanoseconds per game)."""
-        games = np.asarray(games, dtype=np.int64)
-        chosen = np.asarray(chosen, dtype=np.int64)
+        games = kernel_array(games, np.int64)
+        chosen = kernel_array(chosen, np.int64)
         if games.size == 0:
             return
         self.version += 1
         if legal_bits is None and masks is not None:
             legal_bits = masks_to_bits(masks)
-        known = _NO_BITS if legal_bits is None else np.ascontiguousarray(legal_bits, dtype=np.uint64)
+        known = _NO_BITS if legal_bits is None else kernel_array(legal_bits, np.uint64)
         bad = kernels.step(games, chosen, known, self.rule_params, self.ints, self.flags, self.words, self.seats,
                            self.deck, self.pile)
         if bad >= 0:

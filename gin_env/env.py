@@ -17,6 +17,7 @@ from gin_env.observation import OBS_HIGH, OBS_LOW, PlayerView, encode
 from gin_env.rules import Rules
 from gin_env.table import (
     ILLEGAL_ACTION_REWARD,
+    MAX_REDEALS,
     AtTable,
     Table,
     action_id,
@@ -25,6 +26,7 @@ from gin_env.table import (
     check_render_mode,
     check_reward_scale,
     is_legal,
+    no_decision_error,
     outcome_info,
     resolve_rules,
     seat_or_none,
@@ -70,12 +72,14 @@ class GinRummyEnv(AtTable, gym.Env):
 
     ## Starting State
 
-    A shuffled deal from ``np_random``. The learner's seat (player 0 or 1) is drawn each episode unless
-    ``learner_seat`` fixes it; the dealer follows ``rules.first_dealer`` (a cut, so random, in most presets) and,
-    in a match, ``rules.dealer_rotation``. When the opponent ends a hand before the learner has made any decision in
-    it (it took the upcard and knocked at once), ``episode="hand"`` deals again; ``episode="match"`` counts that hand
-    and pays it with the learner's first reward. ``reset(options=...)`` may fix the first hand's ``deck`` (52 card
-    ids or card names, top first), its ``dealer`` and the ``learner_seat``, for scripted or duplicate deals.
+    A shuffled deal from ``np_random``. The learner's seat (player 0 or 1) is drawn each episode unless ``learner_seat``
+    fixes it; the dealer follows ``rules.first_dealer`` (a cut, so random, in most presets) and, in a match,
+    ``rules.dealer_rotation``. When the opponent ends a hand before the learner has made any decision in it (it took the
+    upcard and knocked at once), ``episode="hand"`` deals again; ``episode="match"`` counts that hand and pays it with
+    the learner's first reward (and deals a new game if that one ended). After ``MAX_REDEALS`` (1,000) deals that all
+    end before the learner's first decision, ``reset`` raises ``ValueError`` naming the rules. ``reset(options=...)``
+    may fix the first hand's ``deck`` (52 card ids or card names, top first), its ``dealer`` and the ``learner_seat``,
+    for scripted or duplicate deals.
 
     ## Rewards
 
@@ -94,14 +98,15 @@ class GinRummyEnv(AtTable, gym.Env):
 
     ## Information
 
-    ``info["action_mask"]``: bool ``(108,)``, all False once the episode ends. Whenever a hand ends during the step (and
-    on the first step of a match episode, for a hand the opponent ended before the learner's first decision, the last
-    one if several ended since): ``info["outcome"]``, a dict with ``kind``, ``capped`` (True for a dead hand ended by
-    the turn cap ``rules.max_turns``, R19), ``winner`` and ``knocker`` ("learner", "opponent" or None), the learner's
-    signed ``points``, ``knocker_deadwood`` and ``defender_deadwood`` (after layoffs). At the end of a match:
-    ``info["match"]`` with both ``scores``, both ``final_totals`` (learner first), the ``winner``, the number of
-    ``hands`` and ``abandoned`` (True when ``rules.max_dead_hands`` dead hands in a row ended the game with no winner
-    and no bonuses, R19a). After an illegal action: ``info["illegal_action"] = True``.
+    ``info["action_mask"]``: bool ``(108,)``, all False once the episode ends; a copy, as ``action_masks()``'s. Whenever
+    a hand ends during the step (and on the first step of a match episode, for a hand the opponent ended before the
+    learner's first decision, the last one if several ended since): ``info["outcome"]``, a dict with ``kind``,
+    ``capped`` (True for a dead hand ended by the turn cap ``rules.max_turns``, R19), ``winner`` and ``knocker``
+    ("learner", "opponent" or None), the learner's signed ``points``, ``knocker_deadwood`` and ``defender_deadwood``
+    (after layoffs). At the end of a match: ``info["match"]`` with both ``scores``, both ``final_totals`` (learner
+    first), the ``winner``, the number of ``hands`` and ``abandoned`` (True when ``rules.max_dead_hands`` dead hands in
+    a row ended the game with no winner and no bonuses, R19a). After an illegal action: ``info["illegal_action"] =
+    True``.
 
     ## Actions given to ``step``
 
@@ -140,7 +145,7 @@ class GinRummyEnv(AtTable, gym.Env):
     def __init__(self, rules: str | Rules = "standard", opponent="simple", episode: str = "hand",
                  reward_scale: float = 100.0, illegal_action: str = "penalize", learner_seat: int | None = None,
                  max_steps: int | None = None, render_mode: str | None = None) -> None:
-        check_env_args(episode, reward_scale, illegal_action, max_steps)
+        max_steps = check_env_args(episode, reward_scale, illegal_action, max_steps)
         learner_seat = seat_or_none(learner_seat, "learner_seat")
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = resolve_rules(rules)
@@ -195,9 +200,10 @@ class GinRummyEnv(AtTable, gym.Env):
         # The opponent's own stream: its choices never shift the deals, and it is reproducible from the seed.
         self._opponent_rng = np.random.default_rng(int(rng.integers(2**63)))
         self._steps = 0
-        self._done = False
+        # Over until a deal reaches the learner's first decision: step() refuses a reset that raised.
+        self._done = True
         self._last_outcome = None
-        while True:
+        for _ in range(MAX_REDEALS):
             self.learner = seat if seat is not None else int(rng.integers(2))
             self.table.deal(rng, deck=deck, dealer=dealer)
             self._finished_hand = None
@@ -209,10 +215,13 @@ class GinRummyEnv(AtTable, gym.Env):
             # State). A random deal is dealt again; a scripted one cannot be.
             if deck is not None:
                 raise ValueError("the opponent ended the episode on this deck before the learner's first decision")
+        else:
+            raise no_decision_error(self.rules)
+        self._done = False
         # In a match, hands finished before the learner's first decision stand; their points come with step one.
         self._pending_reward, self._pending_outcome = points, outcome
         self._view = self.table.view(self.learner)
-        return encode(self._view), {"action_mask": self._view.legal_mask}
+        return encode(self._view), {"action_mask": self._view.legal_mask.copy()}
 
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Apply the learner's action, then the opponent's until the learner's next decision or the episode's end."""
@@ -235,7 +244,7 @@ class GinRummyEnv(AtTable, gym.Env):
         truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
         self._done = terminated or truncated
         self._view = self.table.view(self.learner)
-        info = {"action_mask": self._view.legal_mask}
+        info = {"action_mask": self._view.legal_mask.copy()}
         if outcome is not None:
             info["outcome"] = self._last_outcome = outcome
         if terminated and self.match is not None:
@@ -243,10 +252,11 @@ class GinRummyEnv(AtTable, gym.Env):
         return encode(self._view), float(points) / self.reward_scale, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions now, bool ``(108,)`` (the name sb3-contrib's MaskablePPO looks for)."""
+        """The learner's legal actions now, bool ``(108,)`` (the name sb3-contrib's MaskablePPO looks for): a copy,
+        so that a caller (or a wrapper) that edits it changes nothing the env accepts."""
         if self._view is None:
             raise RuntimeError("call reset() before action_masks()")
-        return self._view.legal_mask
+        return self._view.legal_mask.copy()
 
     def replay(self):
         """The ``gin_env.replay.Replay`` of the last hand finished in this episode: the deal, both players' actions
@@ -287,8 +297,9 @@ class GinRummyEnv(AtTable, gym.Env):
     def _apply(self, action: int) -> tuple[int, dict | None]:
         """Play one action of whoever is to act. Returns the learner's points for it (``Table.points``) and the
         outcome of a hand that ended in it, as :func:`table.outcome_info`."""
-        self._hand_record[3].append(action)
         outcome = self.table.play(action, self.np_random)
+        # Recorded once the engine has accepted it: a refused action is no part of the replay.
+        self._hand_record[3].append(action)
         if outcome is None:
             return 0, None
         self._finished_hand = self._hand_record
@@ -329,7 +340,7 @@ class GinRummyEnv(AtTable, gym.Env):
         mask = np.zeros(N_ACTIONS, dtype=bool)
         self._view = self._view._replace(legal_mask=mask)
         return (encode(self._view), ILLEGAL_ACTION_REWARD, True, False,
-                {"action_mask": mask, "illegal_action": True, "illegal_action_message": message})
+                {"action_mask": mask.copy(), "illegal_action": True, "illegal_action_message": message})
 
     def _table_frame(self) -> np.ndarray:
         from gin_env import frame  # only an env that draws pictures needs the font tables

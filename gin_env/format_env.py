@@ -19,13 +19,17 @@ from gin_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, PlayerView, encode
 from gin_env.rules import Rules
 from gin_env.table import (
     ILLEGAL_ACTION_REWARD,
+    MAX_REDEALS,
     AtTable,
     action_id,
     agent_action,
     check_env_args,
     check_render_mode,
     check_reward_scale,
+    counted,
+    integer,
     is_legal,
+    no_decision_error,
     resolve_rules,
 )
 
@@ -51,11 +55,14 @@ def make_env(**kwargs) -> gym.Env:
 
 
 def _seat_of_learner(value, seats: int) -> int | None:
+    """``learner_seat`` as an int seat 0..seats-1 or None: any integer type; ``TypeError`` for a bool or a
+    non-integer, ``ValueError`` for a seat out of range."""
     if value is None:
         return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value < seats:
+    seat = integer(value, "learner_seat")
+    if not 0 <= seat < seats:
         raise ValueError(f"learner_seat must be a seat 0..{seats - 1} or None, got {value!r}")
-    return int(value)
+    return seat
 
 
 class FormatEnv(AtTable, gym.Env):
@@ -74,7 +81,9 @@ class FormatEnv(AtTable, gym.Env):
     players, the ``partner`` opposite (seat + 2), ``opponents`` at seat + 1 and seat + 3; a room, the learner is the
     first member of its seat, ``teammates`` its other members in order, ``opponents`` the other seat's members.
     ``learner_seat`` fixes the learner's seat (0..players-1; 0 or 1 in a room), None draws it each episode (a room
-    whose seats hold different numbers of members needs it). Agents default to ``"simple"``.
+    whose seats hold different numbers of members needs it, and ``reset`` may not move the learner to the other seat
+    of such a room: ``ValueError``). Agents default to ``"simple"``. As in ``GinRummyEnv``, ``reset`` deals again when
+    the episode ends before the learner's first decision, and raises ``ValueError`` after ``MAX_REDEALS`` such deals.
 
     Episodes: ``"match"``, a game to the target (the team target with four players); ``"hand"``, one hand the
     learner plays (with three players the seat that sits it out is drawn among the others), one deal with four
@@ -91,7 +100,7 @@ class FormatEnv(AtTable, gym.Env):
                  partner=None, teammates=None, episode: str = "hand", reward_scale: float = 100.0,
                  illegal_action: str = "penalize", learner_seat: int | None = None, max_steps: int | None = None,
                  render_mode: str | None = None, opponent=None) -> None:
-        check_env_args(episode, reward_scale, illegal_action, max_steps)
+        max_steps = check_env_args(episode, reward_scale, illegal_action, max_steps)
         check_render_mode(render_mode, self.metadata["render_modes"])
         if opponent is not None:
             raise ValueError("this format has several opponents: give them as opponents=[...], not opponent=")
@@ -122,7 +131,7 @@ class FormatEnv(AtTable, gym.Env):
         def listed(value, n: int, name: str) -> list:
             value = ["simple"] * n if value is None else value
             if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != n:
-                raise ValueError(f"{name} must be a list of {n} agents in this format, got {value!r}")
+                raise ValueError(f"{name} must be a list of {counted(n, 'agent')} in this format, got {value!r}")
             return [agents.resolve(a, name) for a in value]
 
         players, room = self.rules.players, self.room
@@ -171,10 +180,12 @@ class FormatEnv(AtTable, gym.Env):
         fixed = _seat_of_learner(options.pop("learner_seat", self.learner_seat), seats)
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}; known: learner_seat")
+        self._check_room_seat(fixed)
         rng = self.np_random
         self._others_rng = np.random.default_rng(int(rng.integers(2**63)))
-        self._steps, self._done = 0, False
-        while True:
+        # Over until a deal reaches the learner's first decision: step() refuses a reset that raised.
+        self._steps, self._done = 0, True
+        for _ in range(MAX_REDEALS):
             seat = fixed if fixed is not None else int(rng.integers(seats))
             self.others = self._seat_others(seat)
             if self.rules.players == 3 and self.episode == "hand":
@@ -185,8 +196,21 @@ class FormatEnv(AtTable, gym.Env):
             points, info = self._play_others()
             if not self.table.over:
                 break
+        else:
+            raise no_decision_error(self.rules)
+        self._done = False
         self._pending = (points, info)
         return self._observe(), {"action_mask": self._mask()}
+
+    def _check_room_seat(self, seat: int | None) -> None:
+        """In a room whose seats differ in size, the teammates and opponents given fill the seat fixed when the env
+        was made (R58): ``reset`` may not move the learner to the other seat."""
+        room = self.room
+        if room is not None and room[0] != room[1] and seat != self.learner_seat:
+            raise ValueError(f"reset option learner_seat={seat}: room {room} has seats of different sizes, and its "
+                             f"{len(self._roles['teammates'])} teammates and {len(self._roles['opponents'])} "
+                             f"opponents fill the seats for learner_seat={self.learner_seat}; make an env with "
+                             f"learner_seat={seat} to play the other seat")
 
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Apply the learner's action, then the others' until the learner's next decision or the episode's end."""

@@ -20,7 +20,7 @@ from gin_env import cards, engine, four_players, three_players
 from gin_env.observation import PlayerView, view
 from gin_env.room import RoomTurns, check_room
 from gin_env.rules import Rules, format_name
-from gin_env.table import Table, check_episode
+from gin_env.table import Table, check_episode, counted, integer
 
 #: How a team's own side and the other are named in its match info (four players).
 TEAM_SIDES = ("own team", "other team")
@@ -29,6 +29,7 @@ TEAM_SIDES = ("own team", "other team")
 def resolve_format(rules: Rules, players: int | None, room) -> tuple[Rules, tuple[int, int] | None]:
     """The rules of the format asked for, and the room (or None): ``players`` (None keeps ``rules.players``) sets
     ``rules.players`` when ``rules`` are two-player or say the same; a ``room`` is a two-seat game (R58)."""
+    players = None if players is None else integer(players, "players")
     if players is not None and players != rules.players:
         if rules.players != 2:
             raise ValueError(f"players={players!r} contradicts rules.players={rules.players}")
@@ -142,7 +143,8 @@ class ThreeTable:
             hand = "deals, sits out" if seat == g.dealer else cards.to_str(s.hands[g.seats.index(seat)])
             lines.append(f"  {names[seat]:<12} {hand:<32} score {self.scores()[seat]}")
         top = cards.card_str(s.pile[-1]) if s.pile else "--"
-        lines.append(f"  discard pile: top {top}, {len(s.pile)} cards   stock: {engine.stock_size(s)} cards")
+        lines.append(f"  discard pile: top {top}, {counted(len(s.pile), 'card')}   "
+                     f"stock: {counted(engine.stock_size(s), 'card')}")
         return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ from gin_env import actions, cards, engine, solver
 from gin_env.actions import BIG_GIN, DRAW_STOCK, PASS, TAKE_DISCARD
 from gin_env.optional import require
 from gin_env.rules import Rules
+from gin_env.table import counted
 
 Text = require("rich.text", "drawing cards in the terminal").Text
 Console = require("rich.console", "drawing cards in the terminal").Console
@@ -170,11 +171,11 @@ def showdown(final: engine.HandState, names: tuple[str, str]) -> list[Text]:
         if rules.max_turns is not None and final.turns >= rules.max_turns:
             return [Text(f"The turn limit of {rules.max_turns} is reached: dead hand, nobody scores (R19).")]
         if rules.max_upcard_draws is not None and final.upcard_draws >= rules.max_upcard_draws:
-            return [Text(f"The cap of {rules.max_upcard_draws} takes from the discard pile is reached: dead hand, "
-                         "nobody scores (R60).")]
+            return [Text(f"The cap of {counted(rules.max_upcard_draws, 'take')} from the discard pile is reached: "
+                         "dead hand, nobody scores (R60).")]
         if rules.repeat_discard_ends and final.returns >= 2:
             return [Text("Both players put back the card they had just taken: dead hand, nobody scores (R61).")]
-        return [Text(f"The stock is down to {rules.wall} cards: dead hand, nobody scores (R37).")]
+        return [Text(f"The stock is down to {counted(rules.wall, 'card')}: dead hand, nobody scores (R37).")]
     p = outcome.knocker
     knocker, defender = names[p], names[1 - p]
     knocker_hand, defender_hand = final.hands[p], final.hands[1 - p]

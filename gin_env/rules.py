@@ -22,6 +22,19 @@ PLAYER_COUNTS = (2, 3, 4)
 HAND_SIZE = 10
 #: Stock size after the deal (R10): 52 - 20 dealt - 1 upcard.
 STOCK_AFTER_DEAL = 31
+#: The largest bonus or target a ``Rules`` accepts. A hand pays at most 2 x (100 + a bonus), so scores, final totals
+#: (bonuses doubled, a box bonus per hand won) and the batched engine's int64 sums stay far from overflow.
+MAX_POINTS = 10**6
+#: The largest cap (``max_turns``, ``max_dead_hands``, ``max_upcard_draws``) a ``Rules`` accepts.
+MAX_CAP = 10**6
+#: Keys counted in points, with their least value; each is at most ``MAX_POINTS`` (None allowed where the key may be
+#: off).
+POINT_KEYS = {"gin_bonus": 0, "undercut_bonus": 0, "big_gin_bonus": 0, "game_bonus": 0, "box_bonus": 0,
+              "target": 1, "team_target": 1}
+#: Caps that end hands or games, each 1..``MAX_CAP`` or None (off).
+CAP_KEYS = ("max_turns", "max_dead_hands", "max_upcard_draws")
+#: Keys that may be None.
+OPTIONAL_KEYS = ("big_gin_bonus", "target", *CAP_KEYS)
 
 
 @dataclass(frozen=True)
@@ -29,7 +42,13 @@ class Rules:
     """Every rule that varies between schools of Gin Rummy (docs/rules.md section 10). Defaults are ``standard``.
 
     ``players`` (R49) and ``team_target`` (R57) choose the format of section 15 around the two-player hands: every
-    preset is a two-player game, ``Rules.preset(name, players=3)`` plays its hands three-handed."""
+    preset is a two-player game, ``Rules.preset(name, players=3)`` plays its hands three-handed.
+
+    Every number is bounded: bonuses and targets (``gin_bonus``, ``undercut_bonus``, ``big_gin_bonus``,
+    ``game_bonus``, ``box_bonus``, ``target``, ``team_target``) at most ``MAX_POINTS`` (1,000,000), the caps
+    ``max_turns``, ``max_dead_hands`` and ``max_upcard_draws`` at most ``MAX_CAP`` (1,000,000), ``knock_limit``
+    at most 99 and ``wall`` at most 30, so that no score or total overflows the engines' 64-bit integers. A value out
+    of bounds is a ``ValueError`` naming the key and its bounds."""
 
     knock_limit: int = 10
     gin_bonus: int = 20
@@ -61,12 +80,13 @@ class Rules:
 
     def __post_init__(self) -> None:
         _check_int(self, "knock_limit", 0, 99)
-        _check_int(self, "gin_bonus", 0)
-        _check_int(self, "undercut_bonus", 0)
-        _check_int(self, "game_bonus", 0)
-        _check_int(self, "box_bonus", 0)
         _check_int(self, "wall", 0, STOCK_AFTER_DEAL - 1)
-        _check_int(self, "team_target", 1)
+        for key, low in POINT_KEYS.items():
+            if key not in OPTIONAL_KEYS or getattr(self, key) is not None:
+                _check_int(self, key, low, MAX_POINTS)
+        for key in CAP_KEYS:
+            if getattr(self, key) is not None:
+                _check_int(self, key, 1, MAX_CAP)
         if type(self.players) is not int or self.players not in PLAYER_COUNTS:
             raise ValueError(f"rules key 'players' must be one of {', '.join(map(str, PLAYER_COUNTS))} (R49), "
                              f"got {self.players!r}")
@@ -74,9 +94,6 @@ class Rules:
                     "oklahoma_spade_double", "repeat_discard_ends"):
             if not isinstance(getattr(self, key), bool):
                 raise ValueError(f"rules key {key!r} must be true or false, got {getattr(self, key)!r}")
-        for key in ("big_gin_bonus", "target", "max_turns", "max_dead_hands", "max_upcard_draws"):
-            if getattr(self, key) is not None:
-                _check_int(self, key, 0 if key == "big_gin_bonus" else 1)
         _check_choice(self, "shutout", SHUTOUT_MODES)
         _check_choice(self, "dealer_rotation", DEALER_ROTATIONS)
         _check_choice(self, "dead_hand_dealer", DEAD_HAND_DEALERS)
@@ -100,6 +117,13 @@ class Rules:
     def replace(self, **changes) -> Rules:
         """A copy with some keys changed (validated like any construction)."""
         return dataclasses.replace(self, **changes)
+
+    def describe(self) -> str:
+        """The rules in words for an error message: the name and the keys that differ from ``standard``'s, e.g.
+        ``rules 'custom' (deal_mode='eleven', max_turns=1)``."""
+        changed = [f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)
+                   if f.name != "name" and getattr(self, f.name) != getattr(_STANDARD, f.name)]
+        return f"rules {self.name!r}" + (f" ({', '.join(changed)})" if changed else "")
 
     def hand_knock_limit(self, initial_upcard: int | None) -> int:
         """The knock limit L of one hand (R20, R46): capped by the initial upcard under Oklahoma."""
@@ -131,11 +155,11 @@ def format_name(players: int, room: tuple[int, int] | None = None) -> str:
     return FORMAT_NAMES.get(players, f"players={players!r}")
 
 
-def _check_int(rules: Rules, key: str, low: int, high: int | None = None) -> None:
+def _check_int(rules: Rules, key: str, low: int, high: int) -> None:
     v = getattr(rules, key)
-    if isinstance(v, bool) or not isinstance(v, int) or v < low or (high is not None and v > high):
-        bound = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"rules key {key!r} must be an integer {bound}, got {v!r}")
+    if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+        none = " or None" if key in OPTIONAL_KEYS else ""
+        raise ValueError(f"rules key {key!r} must be an integer {low:,}..{high:,}{none}, got {v!r}")
 
 
 def _check_choice(rules: Rules, key: str, choices: tuple[str, ...]) -> None:

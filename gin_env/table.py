@@ -32,20 +32,39 @@ ILLEGAL_ACTION_MODES = ("penalize", "raise")
 ILLEGAL_ACTION_REWARD = -1.0
 #: Labels of a hand outcome's sides, from the seat it is told to: its own, the other.
 OUTCOME_SIDES = ("learner", "opponent")
+#: Deals ``reset`` tries for one in which the learner gets a decision, before it gives up (some rules end every deal
+#: first: a fixed dealer under ``deal_mode="eleven"`` and ``max_turns=1``, say).
+MAX_REDEALS = 1_000
 
 
 # -----------------------------------------------------------------------------------------------------------------
 # Argument checks
 # -----------------------------------------------------------------------------------------------------------------
 
-def check_env_args(episode: str, reward_scale: float, illegal_action: str, max_steps: int | None) -> None:
-    """Validate the arguments of the single-agent envs (scalar and vector); each error names its argument."""
+def check_env_args(episode: str, reward_scale: float, illegal_action: str, max_steps: int | None) -> int | None:
+    """Validate the arguments of the single-agent envs (scalar and vector); each error names its argument. Returns
+    ``max_steps`` as an int (or None)."""
     check_episode(episode)
     if illegal_action not in ILLEGAL_ACTION_MODES:
         raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
     check_reward_scale(reward_scale)
-    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
-        raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+    return None if max_steps is None else positive_int(max_steps, "max_steps")
+
+
+def integer(value, name: str) -> int:
+    """``value`` as an int: any integer type is accepted (numpy's too); a bool, a float (even ``2.0``) or anything
+    else raises ``TypeError`` naming the argument ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    return int(value)
+
+
+def positive_int(value, name: str) -> int:
+    """``value`` as an int >= 1 (:func:`integer`'s types; ``ValueError`` naming ``name`` below 1)."""
+    n = integer(value, name)
+    if n < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return n
 
 
 def check_episode(episode: str) -> None:
@@ -71,6 +90,18 @@ def check_render_mode(render_mode: str | None, modes: list[str]) -> None:
 def seat_or_none(value, name: str) -> int | None:
     """A seat argument: None, or 0 or 1 as any integer type (``engine.player_index`` names ``name`` on errors)."""
     return None if value is None else engine.player_index(value, name)
+
+
+def no_decision_error(rules: Rules) -> ValueError:
+    """The error of a ``reset`` that dealt ``MAX_REDEALS`` times and never reached the learner's first decision."""
+    return ValueError(f"no deal reached the learner's first decision in {MAX_REDEALS:,} deals under "
+                      f"{rules.describe()}: the other players end every episode before the learner acts; change the "
+                      "rules (max_turns, knock_limit, deal_mode, first_dealer) or learner_seat")
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: "1 card", "0 cards", "31 cards"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def resolve_rules(rules: str | Rules) -> Rules:
@@ -277,14 +308,15 @@ class Table:
                  + (names[s.current] if viewer is None else who(s.current))]
         if viewer is None:
             lines += [f"  {who(p):<20} {cards.to_str(s.hands[p])}   score {scores[p]}" for p in (0, 1)]
-            lines.append(f"  discard pile: top {top}, {len(s.pile)} cards   stock: {engine.stock_size(s)} cards")
+            lines.append(f"  discard pile: top {top}, {counted(len(s.pile), 'card')}   "
+                         f"stock: {counted(engine.stock_size(s), 'card')}")
             return "\n".join(lines)
         me, opp = viewer, 1 - viewer
         lines += [
             f"  {who(opp):<20} {cards.to_str(s.hands[opp])}",
             f"  {who(me):<20} {cards.to_str(s.hands[me])}",
-            f"  discard pile: top {top}, {len(s.pile)} cards ({' '.join(cards.card_str(c) for c in s.pile)})",
-            f"  stock: {engine.stock_size(s)} cards   knock limit: {s.knock_limit}   "
+            f"  discard pile: top {top}, {counted(len(s.pile), 'card')} ({' '.join(map(cards.card_str, s.pile))})",
+            f"  stock: {counted(engine.stock_size(s), 'card')}   knock limit: {s.knock_limit}   "
             f"{names[me]} deadwood: {'?' if deadwood is None else deadwood}",
         ]
         if self.match is not None:

@@ -22,7 +22,17 @@ from gin_env.batch_observation import batch_view, encode_batch
 from gin_env.batch_table import BatchTable
 from gin_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from gin_env.rules import Rules, format_name
-from gin_env.table import ILLEGAL_ACTION_REWARD, check_env_args, check_reward_scale, resolve_rules, seat_or_none
+from gin_env.table import (
+    ILLEGAL_ACTION_REWARD,
+    MAX_REDEALS,
+    check_env_args,
+    check_reward_scale,
+    integer,
+    no_decision_error,
+    positive_int,
+    resolve_rules,
+    seat_or_none,
+)
 
 #: Outcome names indexed by kind code, with "" for -1 (no hand ended).
 _KIND_LABELS = np.array(KIND_NAMES + ("",), dtype=object)
@@ -74,20 +84,23 @@ def _batched(opponent):
 class GinRummyVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` games of ``GinRummy-v0`` on one batched engine (a Gymnasium ``VectorEnv``).
 
-    Arguments are those of ``GinRummyEnv`` plus ``num_envs``; the games are two-player only (``players=3`` or ``4``, a
-    ``room`` or rules with ``players`` other than 2 raise ``ValueError``: those formats are ``GinRummyEnv``'s); the
-    opponent needs a batched form ``act_batch`` (``random``, ``simple``, ``expert`` and ``ppo`` have one). Observations
-    ``(num_envs, 375)`` float32, actions one id per game, ``action_masks()`` ``(num_envs, 108)`` bool. Autoreset is
-    same-step: a game whose episode ends returns the first observation of its next episode, with the last one in
-    ``info["final_obs"]`` (masked by ``info["_final_obs"]``). ``info`` also holds ``action_mask``; for games whose hand
-    ended in the step (or, on an episode's first step, before the learner's first decision, as in ``GinRummyEnv``),
-    ``outcome_kind`` (a name of ``batch.KIND_NAMES``), ``outcome_capped`` (a dead hand ended by the turn cap, R19) and
-    ``outcome_points`` (learner's signed points), each masked by its ``_``-prefixed twin; and with ``episode="match"``,
-    for games whose match ended, ``match_scores``, ``match_hands_won`` and ``match_totals`` (learner first, always the
-    match that just ended, even when the next one ends before the learner's first move) and ``match_abandoned`` (R19a:
-    no winner, no bonuses), each masked likewise. Actions: an integer array of shape ``(num_envs,)`` (a list of ints
-    too); out-of-range or illegal ids are illegal actions, other dtypes a ``TypeError``, other shapes a ``ValueError``,
-    as in ``GinRummyEnv``."""
+    Arguments are those of ``GinRummyEnv`` plus ``num_envs`` (any integer type, at least 1); the games are two-player
+    only (``players=3`` or ``4``, a ``room`` or rules with ``players`` other than 2 raise ``ValueError``: those formats
+    are ``GinRummyEnv``'s); the opponent needs a batched form ``act_batch`` (``random``, ``simple``, ``expert`` and
+    ``ppo`` have one). Observations ``(num_envs, 375)`` float32, actions one id per game, ``action_masks()``
+    ``(num_envs, 108)`` bool. Autoreset is same-step: a game whose episode ends returns the first observation of its
+    next episode, with the last one in ``info["final_obs"]`` (masked by ``info["_final_obs"]``); gymnasium 1.2.2's
+    ``RecordEpisodeStatistics`` miscounts such episodes (docs/vector.md shows a wrapper that counts right). ``info``
+    also holds ``action_mask``; for games whose hand ended in the step (or, on an episode's first step, before the
+    learner's first decision, as in ``GinRummyEnv``), ``outcome_kind`` (a name of ``batch.KIND_NAMES``),
+    ``outcome_capped`` (a dead hand ended by the turn cap, R19) and ``outcome_points`` (learner's signed points), each
+    masked by its ``_``-prefixed twin; and with ``episode="match"``, for games whose match ended, ``match_scores``,
+    ``match_hands_won`` and ``match_totals`` (learner first, always the match that just ended, even when the next one
+    ends before the learner's first move) and ``match_abandoned`` (R19a: no winner, no bonuses), each masked likewise.
+    Actions: an integer array of shape ``(num_envs,)`` (a list of ints too; any layout, copied to the compiled engine's
+    one); out-of-range or illegal ids are illegal actions, other dtypes a ``TypeError``, other shapes a ``ValueError``,
+    as in ``GinRummyEnv``. Under rules where no deal reaches a learner's first decision, ``reset`` raises ``ValueError``
+    after ``MAX_REDEALS`` deals, as ``GinRummyEnv`` does."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
@@ -95,12 +108,11 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
                  episode: str = "hand", reward_scale: float = 100.0, illegal_action: str = "penalize",
                  learner_seat: int | None = None, max_steps: int | None = None, players: int | None = None,
                  room: tuple[int, int] | None = None) -> None:
-        if not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        check_env_args(episode, reward_scale, illegal_action, max_steps)
+        num_envs = positive_int(num_envs, "num_envs")
+        max_steps = check_env_args(episode, reward_scale, illegal_action, max_steps)
         self.num_envs = num_envs
         self.rules = resolve_rules(rules)
-        fmt = players if players is not None else self.rules.players
+        fmt = integer(players, "players") if players is not None else self.rules.players
         if fmt != 2 or room is not None:
             raise ValueError(f"the vector env plays two-player games only, not {format_name(fmt, room)}: use "
                              "GinRummy-v0 (gin_env.env.GinRummyEnv) or gin_env.pettingzoo for that format")
@@ -153,7 +165,11 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             raise ValueError(f"unknown reset options {sorted(options)}; GinRummyVectorEnv takes none")
         self._opponent_rng = np.random.default_rng(int(self.np_random.integers(2**63)))
         self._pending[:] = 0.0
-        self._start_episodes(self._all)
+        try:
+            self._start_episodes(self._all)
+        except ValueError:
+            self._opponent_rng = None  # step() then says to reset, rather than play half-dealt games
+            raise
         return self._observe_all(), {"action_mask": self._masks.copy()}
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -232,11 +248,13 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
     def _start_episodes(self, games: np.ndarray) -> None:
         """Seat the learner, deal, and play the opponent to the learner's first decision. As in ``GinRummyEnv``, a
         hand the opponent ends before that is dealt again (``episode="hand"``) or counted and paid with the first
-        reward (``episode="match"``)."""
+        reward (``episode="match"``); ``ValueError`` when games are still undecided after ``MAX_REDEALS`` deals."""
         rng = self.np_random
         self.steps[games] = 0
         todo = games
-        while todo.size:
+        for _ in range(MAX_REDEALS):
+            if not todo.size:
+                return
             seat = rng.integers(2, size=todo.size) if self.learner_seat is None else self.learner_seat
             self.learner[todo] = seat
             self.table.new_games(todo, rng)
@@ -249,6 +267,8 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
                 pending[todo] = found[todo]
             todo = todo[over[todo]]
             self._pending[todo] = 0.0
+        if todo.size:
+            raise no_decision_error(self.rules)
 
     def _settle(self, games: np.ndarray, rewards: np.ndarray, outcome_kind: np.ndarray,
                 outcome_points: np.ndarray, outcome_capped: np.ndarray) -> np.ndarray:

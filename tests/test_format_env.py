@@ -106,7 +106,7 @@ def test_same_seed_same_episode(fmt):
     ({"players": 4, "teammates": ["simple"]}, "teammates= is for rooms"),
     ({"players": 3, "opponent": "simple"}, "opponents=\\[...\\]"),
     ({"room": (1, 2)}, "fix learner_seat"),
-    ({"room": (2, 2), "teammates": ["simple", "simple"]}, "teammates must be a list of 1 agents"),
+    ({"room": (2, 2), "teammates": ["simple", "simple"]}, "teammates must be a list of 1 agent in"),
     ({"room": (2, 2), "partner": "simple"}, "a room has no partner"),
     ({"players": 3, "learner_seat": 3}, "learner_seat must be a seat 0..2"),
 ])
