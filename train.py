@@ -8,12 +8,7 @@ package, :mod:`gin_env.training`.
 
 import sys
 
-from gin_env.optional import MissingExtra
-
 if __name__ == "__main__":
-    try:
-        from gin_env.training.loop import main
+    from gin_env.training.loop import main
 
-        sys.exit(main())
-    except MissingExtra as missing:
-        sys.exit(f"train.py: error: {missing}")
+    sys.exit(main(prog="train.py"))

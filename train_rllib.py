@@ -9,12 +9,7 @@ The run ends by writing ``RUN_DIR/policy.pt``, which ``agents.load`` plays witho
 
 import sys
 
-from gin_env.optional import MissingExtra
-
 if __name__ == "__main__":
-    try:
-        from gin_env.training.rllib_loop import main
+    from gin_env.training.rllib_loop import main
 
-        sys.exit(main(prog="train_rllib.py"))
-    except MissingExtra as missing:
-        sys.exit(f"train_rllib.py: error: {missing}")
+    sys.exit(main(prog="train_rllib.py"))

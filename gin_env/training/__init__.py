@@ -22,12 +22,16 @@ The learner: MaskablePPO with :class:`agents.networks.CardPolicy`, warm-started 
 (``--teacher``, the expert by default; ``--imitate-steps`` of its decisions, policy and critic), on rewards with
 potential-based deadwood shaping (``--shaping``).
 
-Example: ``gin-env train --run-dir runs/ppo`` (leg 1 of the shipped model's chain, docs/training.md); resume with
-``gin-env train --total-timesteps 6000000 --run-dir runs/ppo --resume runs/ppo/last.zip``.
+Example: ``gin-env train --rules eaai --run-dir runs/ppo`` (leg 1 of the shipped model's chain, docs/training.md;
+``--rules`` defaults to ``standard``, as in every command); resume with ``gin-env train --rules eaai
+--total-timesteps 6000000 --run-dir runs/ppo --resume runs/ppo/last.zip``. A folder that holds a run is refused
+unless the run is resumed or ``--overwrite`` is given, and every file is written whole (a temporary name, renamed).
 
-The modules: :mod:`.config` (the options), :mod:`.opponents` (the schedule), :mod:`.pool_env` (the SB3 ``VecEnv``
-over several opponents, with the shaping), :mod:`.imitation` (behaviour cloning), :mod:`.monitor` (the callback that
-keeps the books during ``learn``), :mod:`.plots`, :mod:`.loop` (the run and its command line) and :mod:`.export`
-(``gin-env export``). Importing this package imports nothing heavy; the modules that need torch or stable-baselines3
-say so in one line when missing.
+The modules: :mod:`.config` (the options), :mod:`.checks` (every option checked before anything happens),
+:mod:`.run_files` (the run folder: refusal, history, whole checkpoints), :mod:`.opponents` (the schedule),
+:mod:`.pool_env` (the SB3 ``VecEnv`` over several opponents, with the shaping), :mod:`.imitation` (behaviour
+cloning), :mod:`.monitor` (the callback that keeps the books during ``learn``), :mod:`.plots`, :mod:`.loop` (the run
+and its command line) and :mod:`.export` (``gin-env export``). Importing this package, :mod:`.config`,
+:mod:`.checks` or :mod:`.loop` imports nothing heavy; the modules that need torch or stable-baselines3 say so in one
+line when missing.
 """

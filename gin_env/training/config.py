@@ -13,11 +13,13 @@ from gin_env.rules import PRESETS
 @dataclass
 class Args:
     """Everything a run depends on; each field is a command-line option (``--total-timesteps`` etc.). The defaults
-    are the first leg of the chain that produced the shipped model (``agents/models/ppo_gin.zip``, docs/training.md)."""
+    are the first leg of the chain that produced the shipped model (``agents/models/ppo_gin.zip``, docs/training.md),
+    but for ``--rules``: every command defaults to the ``standard`` preset, and that chain ran under ``eaai``.
+    :func:`gin_env.training.checks.check_args` says which values are allowed."""
 
     total_timesteps: int = field(default=3_000_000, metadata={"help": "learner decisions to train for, in all"})
     seed: int = field(default=1, metadata={"help": "seeds the games, the network, PPO and the opponent draws"})
-    rules: str = field(default="eaai", metadata={"help": f"rules preset: {', '.join(sorted(PRESETS))}"})
+    rules: str = field(default="standard", metadata={"help": f"rules preset: {', '.join(sorted(PRESETS))}"})
     reward_scale: float = field(default=50.0, metadata={"help": "reward = learner's hand points / this"})
     num_envs: int = field(default=512, metadata={"help": "games stepped together on the batched engine"})
     slots: int = field(default=8, metadata={"help": "groups of games that share an opponent (divides num_envs)"})
@@ -53,23 +55,43 @@ class Args:
     checkpoint_every: int = field(default=250_000, metadata={"help": "steps between saves of last.zip"})
     run_dir: str = field(default="runs/ppo", metadata={"help": "where logs, checkpoints and plots go"})
     resume: str = field(default="", metadata={"help": "a model .zip to continue training (its PPO settings win)"})
+    overwrite: bool = field(default=False, metadata={
+        "help": "replace the run already in --run-dir (without it, such a folder is refused unless --resume)"})
     device: str = field(default="auto", metadata={"help": "auto, cpu or cuda"})
     threads: int = field(default=1, metadata={"help": "torch CPU threads"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar (--no-progress hides it)"})
 
 
-def parse_args(argv: list[str] | None = None, prog: str | None = None, options: type = Args,
-               description: str | None = None):
-    """An ``options`` dataclass (:class:`Args` by default) from the command line: one option per field, named after
-    it with dashes; ``description`` heads the help (by default the first paragraph of :mod:`gin_env.training`)."""
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, ``PROG: error: MESSAGE``: the usage of forty options before it
+    would bury it (``--help`` lists them)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser(prog: str | None = None, options: type = Args, description: str | None = None):
+    """The ``argparse`` parser of an ``options`` dataclass (:class:`Args` by default): one option per field, named
+    after it with dashes, its default in its help; ``description`` heads the help (by default the first paragraph
+    of :mod:`gin_env.training`)."""
     if description is None:
         description = training.__doc__.split("\n\n")[0]
-    parser = argparse.ArgumentParser(prog=prog, description=description,
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = OneLineParser(prog=prog, description=description)
     for f in dataclasses.fields(options):
         flag = "--" + f.name.replace("_", "-")
         if f.type == "bool":
-            parser.add_argument(flag, default=f.default, action=argparse.BooleanOptionalAction, help=f.metadata["help"])
+            shown = "on" if f.default else "off"
+            parser.add_argument(flag, default=f.default, action=argparse.BooleanOptionalAction,
+                                help=f"{f.metadata['help']} (default: {shown})")
         else:
-            parser.add_argument(flag, type=type(f.default), default=f.default, help=f.metadata["help"])
-    return options(**vars(parser.parse_args(argv)))
+            shown = f.default if f.default != "" else "none"
+            parser.add_argument(flag, type=type(f.default), default=f.default,
+                                help=f"{f.metadata['help']} (default: {shown})")
+    return parser
+
+
+def parse_args(argv: list[str] | None = None, prog: str | None = None, options: type = Args,
+               description: str | None = None):
+    """An ``options`` dataclass (:class:`Args` by default) from the command line (:func:`build_parser`); the values
+    are not checked yet (:func:`gin_env.training.checks.check_args`)."""
+    return options(**vars(build_parser(prog, options, description).parse_args(argv)))

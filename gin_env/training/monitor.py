@@ -3,7 +3,6 @@ snapshots, periodic evaluations against a fixed opponent, checkpoints and the pr
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -11,11 +10,13 @@ import numpy as np
 
 from gin_env.agents.ppo import PPOAgent
 from gin_env.evaluation import pair_stats, play_games
+from gin_env.files import atomic_path
 from gin_env.optional import require
 from gin_env.rules import Rules
 from gin_env.training.config import Args
 from gin_env.training.opponents import SELF, allocate, batched_agent, parse_schedule, weights_at
 from gin_env.training.pool_env import PoolVecEnv
+from gin_env.training.run_files import save_run
 
 BaseCallback = require("stable_baselines3.common.callbacks", "training").BaseCallback
 tqdm = require("tqdm", "training's progress bar").tqdm
@@ -36,20 +37,16 @@ def frozen_copy(policy):
     return twin
 
 
-def save_run(model, history: dict, run_dir: str) -> None:
-    """The checkpoint: ``last.zip`` and ``history.json``, all that ``--resume`` needs."""
-    model.save(os.path.join(run_dir, "last.zip"))
-    with open(os.path.join(run_dir, "history.json"), "w") as f:
-        json.dump(history, f, indent=1)
-
-
 class RunCallback(BaseCallback):
     """The run's bookkeeping during ``learn``: opponents per rollout, per-opponent tallies, TensorBoard scalars,
-    self-play snapshots, evaluations, checkpoints and the progress bar."""
+    self-play snapshots, evaluations, checkpoints and the progress bar, whose total is ``total``: the step count
+    the run ends at, whole rollouts (``--total-timesteps`` when None)."""
 
-    def __init__(self, args: Args, env: PoolVecEnv, rules: Rules, history: dict, eval_opponent=None) -> None:
+    def __init__(self, args: Args, env: PoolVecEnv, rules: Rules, history: dict, eval_opponent=None,
+                 total: int | None = None) -> None:
         super().__init__()
         self.args, self.env, self.rules, self.history = args, env, rules, history
+        self.total = args.total_timesteps if total is None else total
         self.eval_opponent = eval_opponent
         self.schedule = parse_schedule(args.opponents)
         self.fixed = {name: batched_agent(name) for _, mix in self.schedule for name in mix if name != SELF}
@@ -65,7 +62,7 @@ class RunCallback(BaseCallback):
         self.next_snapshot = self.num_timesteps
         self.next_eval = self.num_timesteps + self.args.eval_every
         self.next_checkpoint = self.num_timesteps + self.args.checkpoint_every
-        self.bar = tqdm(total=self.args.total_timesteps, initial=self.num_timesteps, unit="step", unit_scale=True,
+        self.bar = tqdm(total=self.total, initial=self.num_timesteps, unit="step", unit_scale=True,
                         disable=not self.args.progress, smoothing=0.05, desc="training")
         if self.args.eval_deals and not self.history["eval"]:
             # The starting point of the curve: the warm start's strength before any PPO update.
@@ -130,8 +127,9 @@ class RunCallback(BaseCallback):
         self.logger.record(f"eval_{self.args.eval_opponent}/hand_win_rate", stats["a_hand_win_rate"])
         best = self.history.get("best")
         if best is None or stats["a_points_per_hand"] > best["a_points_per_hand"]:
+            with atomic_path(os.path.join(self.args.run_dir, "best.zip")) as path:
+                self.model.save(path)
             self.history["best"] = stats
-            self.model.save(os.path.join(self.args.run_dir, "best.zip"))
         self.bar.write(f"step {self.num_timesteps:,}: against {self.args.eval_opponent} "
                        f"{stats['a_points_per_hand']:+.2f} points per hand, "
                        f"hand win rate {stats['a_hand_win_rate']:.1%}")

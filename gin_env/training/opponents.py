@@ -3,6 +3,8 @@ slot, and agents loaded for batched play."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from gin_env import agents
@@ -13,21 +15,42 @@ SELF = "self"
 
 def parse_schedule(text: str) -> list[tuple[float, dict[str, float]]]:
     """``"0:random; 0.1:random=1,simple=3"`` -> ``[(0.0, {"random": 1.0}), (0.1, {"random": 1.0, "simple": 3.0})]``,
-    sorted by start; the first phase must start at 0."""
+    sorted by start; ``ValueError`` saying what is wrong unless the first phase starts at 0, every start is a
+    fraction below 1, and every phase names each opponent once with a finite weight >= 0, not all 0."""
     phases = []
     for part in text.split(";"):
-        start, _, mix = part.strip().partition(":")
+        start, _, mix = (piece.strip() for piece in part.partition(":"))
+        where = f"phase {part.strip()!r}"
+        if not mix:
+            raise ValueError(f"{where}: expected START:name=weight,...")
         weights = {}
         for item in mix.split(","):
-            name, _, weight = item.strip().partition("=")
-            weights[name.strip()] = float(weight) if weight else 1.0
-        if not mix.strip() or any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
-            raise ValueError(f"bad schedule phase {part.strip()!r}: expected START:name=weight,... with weights >= 0")
-        phases.append((float(start), weights))
+            name, _, weight = (piece.strip() for piece in item.partition("="))
+            if not name or name in weights:
+                raise ValueError(f"{where}: {'a name is empty' if not name else f'names {name} twice'}")
+            weights[name] = _number(weight, where) if weight else 1.0
+            if weights[name] < 0:
+                raise ValueError(f"{where}: the weight of {name} is below 0")
+        if sum(weights.values()) <= 0:
+            raise ValueError(f"{where}: the weights are all 0")
+        phases.append((_number(start, where), weights))
+        if not 0 <= phases[-1][0] < 1:
+            raise ValueError(f"{where}: START is a fraction of the run, at least 0 and below 1")
     phases.sort(key=lambda phase: phase[0])
     if phases[0][0] != 0:
-        raise ValueError(f"the opponent schedule must start at 0, got {text!r}")
+        raise ValueError("the first phase must start at 0")
     return phases
+
+
+def _number(text: str, where: str) -> float:
+    """``text`` as a finite number, or ``ValueError`` naming ``where`` it stands."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ValueError(f"{where}: {text!r} is not a number")
+    return value
 
 
 def weights_at(schedule: list[tuple[float, dict[str, float]]], progress: float) -> dict[str, float]:
@@ -51,5 +74,5 @@ def batched_agent(name: str):
     """An agent by name, for batched play (a pool opponent, the teacher and its opponent); it needs ``act_batch``."""
     agent = agents.load(name)
     if not callable(getattr(agent, "act_batch", None)):
-        raise ValueError(f"agent {name!r} has no batched form act_batch(view, rng), which training needs")
+        raise ValueError(f"agent {name!r} has no batched form act_batch(view, rng), which training plays with")
     return agent

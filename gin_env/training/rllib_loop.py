@@ -9,29 +9,36 @@ this process) of the Ray at ``--address`` (empty: a new local Ray), and the run 
 
 * ``tb/``: TensorBoard scalars per iteration: per opponent the learner's hand win rate and points per hand,
   episodes, env steps per second, and PPO's losses;
-* ``checkpoint/`` (RLlib's, every ``--checkpoint-every`` iterations and at the end) and ``league.json`` (the
-  iteration, the next snapshot slot, the history): ``--resume`` continues from them up to ``--iterations``;
+* ``checkpoint/`` (RLlib's, every ``--checkpoint-every`` iterations and at the end, with the league it goes with)
+  and ``league.json`` (the iteration, the next snapshot slot, the history): ``--resume`` continues from them up to
+  ``--iterations``. A folder that holds a run is refused unless ``--resume`` or ``--overwrite``; every file is
+  written whole, and a checkpoint is written beside the old one and swapped in, so an interrupt leaves one whole;
 * ``policy.pt``: the learner's policy as plain torch layers (``gin_env.agents.torch_policy``), which
   ``agents.load`` plays without Ray: ``python evaluate.py RUN_DIR/policy.pt simple``.
+
+Ray, torch and RLlib are imported inside the functions that train, after the options are checked, so ``--help``
+and a bad option answer without them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
 
-from gin_env import agents, rllib
-from gin_env.optional import require
+from gin_env import agents
+from gin_env.files import read_text, temporary_name
+from gin_env.optional import MissingExtra, require
 from gin_env.rules import PRESETS
-from gin_env.training.config import parse_args
+from gin_env.training.checks import MAX_SEED, check_ranges
+from gin_env.training.config import build_parser
 from gin_env.training.opponents import parse_schedule
-
-ray = require("ray", "train_rllib.py")
-RLlibCallback = require("ray.rllib.callbacks.callbacks", "train_rllib.py").RLlibCallback
+from gin_env.training.run_files import check_run_dir, checkpoints_line, clear_run, write_json
 
 
 @dataclass
@@ -41,8 +48,10 @@ class RLlibArgs:
     iterations: int = field(default=200, metadata={"help": "PPO iterations to train for, in all"})
     run_dir: str = field(default="runs/rllib", metadata={"help": "where logs, checkpoints and the policy go"})
     resume: bool = field(default=False, metadata={"help": "continue the run in --run-dir from its checkpoint"})
+    overwrite: bool = field(default=False, metadata={
+        "help": "replace the run already in --run-dir (without it, such a folder is refused unless --resume)"})
     seed: int = field(default=1, metadata={"help": "seeds the games, the opponent draws and the networks"})
-    rules: str = field(default="eaai", metadata={"help": f"rules preset: {', '.join(sorted(PRESETS))}"})
+    rules: str = field(default="standard", metadata={"help": f"rules preset: {', '.join(sorted(PRESETS))}"})
     reward_scale: float = field(default=50.0, metadata={"help": "reward = hand points / this"})
     opponents: str = field(default="simple=5,expert=1,self=2",
                            metadata={"help": "the league: name=weight,... (agent names, model files or self)"})
@@ -68,6 +77,20 @@ class RLlibArgs:
 
 #: What a run's league file is called in its run directory; and its checkpoint folder.
 LEAGUE_FILE, CHECKPOINT_DIR = "league.json", "checkpoint"
+#: What a run writes in its run folder.
+RUN_FILES = (LEAGUE_FILE, CHECKPOINT_DIR, "tb", "policy.pt")
+#: The largest league.json read back (a row per iteration, a few hundred bytes each).
+LEAGUE_LIMIT = 256 * 2**20
+#: Numeric options -> (lowest, whether the lowest itself is refused, highest); see ``checks.check_ranges``.
+RANGES = {
+    **dict.fromkeys(("iterations", "snapshots", "snapshot_every", "envs_per_runner", "batch_size", "minibatch_size",
+                     "num_epochs", "checkpoint_every"), (1, False, math.inf)),
+    **dict.fromkeys(("num_env_runners", "num_learners"), (0, False, math.inf)),
+    **dict.fromkeys(("reward_scale", "learning_rate", "clip_range"), (0, True, math.inf)),
+    **dict.fromkeys(("gamma", "gae_lambda"), (0, True, 1)),
+    "ent_coef": (0, False, math.inf),
+    "seed": (0, False, MAX_SEED),
+}
 
 
 def league_weights(text: str) -> dict[str, float]:
@@ -89,25 +112,70 @@ def hidden_sizes(text: str) -> list[int]:
     return sizes
 
 
-def check(args: RLlibArgs) -> None:
-    """Refuse bad options before Ray starts, each with a message that names it."""
-    for name in ("iterations", "snapshots", "snapshot_every", "envs_per_runner", "batch_size", "minibatch_size",
-                 "num_epochs", "checkpoint_every"):
-        if getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    for name in ("num_env_runners", "num_learners"):
-        if getattr(args, name) < 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 0, got {getattr(args, name)}")
+def check(args: RLlibArgs) -> dict:
+    """Refuse bad options before Ray starts or anything is written, each in one line that names it, then a missing
+    dependency (``MissingExtra``); the league the run continues (the run folder's when ``--resume``, else a new
+    one)."""
+    check_ranges(args, RANGES)
+    if args.minibatch_size > args.batch_size:
+        raise ValueError(f"--minibatch-size {args.minibatch_size} must be at most --batch-size {args.batch_size}")
     if args.rules not in PRESETS:
         raise ValueError(f"--rules must be one of {', '.join(sorted(PRESETS))}, got {args.rules!r}")
     hidden_sizes(args.hidden)
     for name in league_weights(args.opponents):
         if name != "self":
-            agents.load(name)  # the loader's own message for an unknown agent or a bad model file
+            try:
+                agents.load(name)
+            except (ValueError, OSError) as err:
+                raise ValueError(f"--opponents: {err}") from None
+    if args.resume and args.overwrite:
+        raise ValueError("--resume continues the run in --run-dir and --overwrite replaces it: give one of them")
+    check_run_dir(args.run_dir, args.resume, args.overwrite, RUN_FILES)
+    league = read_league(args) if args.resume else {"iteration": 0, "next_slot": 0, "history": []}
+    for module, purpose in (("ray.rllib", "train_rllib.py"), ("torch", "train_rllib.py"),
+                            ("tensorboard", "train_rllib.py's logs"), ("tqdm", "train_rllib.py's progress bar")):
+        require(module, purpose)
+    return league
+
+
+def checkpoint_folder(run_dir: str) -> str:
+    """The run's checkpoint: ``checkpoint/``, or the one it replaces while a save swaps them (:func:`save`)."""
+    folder = os.path.abspath(os.path.join(run_dir, CHECKPOINT_DIR))
+    return folder if os.path.isdir(folder) or not os.path.isdir(folder + ".old") else folder + ".old"
+
+
+def read_league(args: RLlibArgs) -> dict:
+    """The league of the run in ``--run-dir`` (the copy inside its checkpoint, which goes with its state), checked
+    for what a resumed run reads and for options that must not change."""
+    folder = checkpoint_folder(args.run_dir)
+    path = os.path.join(folder, LEAGUE_FILE)
+    if not os.path.isfile(path):  # runs from before the checkpoint held its league
+        path = os.path.join(args.run_dir, LEAGUE_FILE)
+    if not os.path.isdir(folder) or not os.path.isfile(path):
+        raise ValueError(f"--resume: no checkpoint of a run in {args.run_dir!r} ({LEAGUE_FILE} and {CHECKPOINT_DIR}/)")
+    try:
+        league = json.loads(read_text(path, LEAGUE_LIMIT, LEAGUE_FILE))
+    except (OSError, ValueError) as err:
+        raise ValueError(f"--resume: {path} is not a readable {LEAGUE_FILE} ({err})") from None
+    kinds = {"iteration": int, "next_slot": int, "history": list, "args": list}
+    if not isinstance(league, dict) or any(type(league.get(key, [])) is not kind for key, kind in kinds.items()) \
+            or not {"iteration", "next_slot", "history"} <= league.keys():
+        raise ValueError(f"--resume: {path} is not a {LEAGUE_FILE} of train_rllib.py (iteration, next_slot, history)")
+    before = league.get("args", [{}])[-1] if league.get("args") else {}
+    for name in ("snapshots", "hidden"):  # the checkpoint holds these modules, of these shapes
+        if name in before and before[name] != getattr(args, name):
+            raise ValueError(f"--{name} {getattr(args, name)}: the run in {args.run_dir} has --{name} "
+                             f"{before[name]}; give that, or a new --run-dir")
+    if not 0 <= league["next_slot"] < args.snapshots:
+        raise ValueError(f"--resume: {path} names snapshot slot {league['next_slot']} of {args.snapshots}")
+    return league
 
 
 def build(args: RLlibArgs):
     """The PPO ``Algorithm`` of this run (Ray must be connected)."""
+    from gin_env import rllib
+    from gin_env.training.rllib_metrics import LeagueMetrics
+
     rllib_ppo = require("ray.rllib.algorithms.ppo", "train_rllib.py")
     specs = require("ray.rllib.core.rl_module", "train_rllib.py")
     model_config = require("ray.rllib.core.rl_module.default_model_config", "train_rllib.py").DefaultModelConfig(
@@ -134,18 +202,6 @@ def build(args: RLlibArgs):
     return config.build_algo()
 
 
-class LeagueMetrics(RLlibCallback):
-    """Per opponent, the learner's hands, wins (a hand with no winner counts half) and points, from each episode's
-    last info (``GinRummyLeagueEnv``): summed over an iteration under ``env_runners/league/NAME/``."""
-
-    def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
-        info = episode.agent_episodes[rllib.LEARNER].get_infos(-1)
-        points = info["points"]
-        for key, value in (("hands", 1.0), ("wins", 1.0 if points > 0 else 0.5 if points == 0 else 0.0),
-                           ("points", points)):
-            metrics_logger.log_value(("league", info["opponent"], key), value, reduce="sum")
-
-
 def league_row(result: dict) -> dict[str, dict[str, float]]:
     """Per opponent, the learner's hands, hand win rate and points per hand in one iteration's ``result``; none for
     an opponent that ended no hand in it (RLlib then reports its sums as NaN, not 0)."""
@@ -160,6 +216,8 @@ def league_row(result: dict) -> dict[str, dict[str, float]]:
 
 def learner_weights(algo, inference_only: bool) -> dict:
     """The learner module's state as the learners hold it (``inference_only``: what acting needs)."""
+    from gin_env import rllib
+
     state = algo.learner_group.get_state(components=f"learner/rl_module/{rllib.LEARNER}",
                                          inference_only=inference_only)
     return state["learner"]["rl_module"][rllib.LEARNER]
@@ -168,6 +226,9 @@ def learner_weights(algo, inference_only: bool) -> dict:
 def refresh_snapshot(algo, slot: int) -> None:
     """Copy the learner's current weights into snapshot ``slot``, on the learners (so checkpoints hold it) and on
     every env runner (where it plays)."""
+    from gin_env import rllib
+
+    ray = require("ray", "train_rllib.py")
     snapshot = rllib.snapshot_id(slot)
     algo.learner_group.set_state({"learner": {"rl_module": {snapshot: learner_weights(algo, False)}}})
     # Set on each env runner's module directly: RLlib's weight sync skips an env runner whose weights are as new as
@@ -177,22 +238,20 @@ def refresh_snapshot(algo, slot: int) -> None:
                                              local_env_runner=True)
 
 
-def train(args: RLlibArgs) -> dict:
+def train(args: RLlibArgs, league: dict | None = None) -> dict:
     """Run training as ``args`` say (Ray connected by the caller or here); returns the league record. Writes
-    everything under ``args.run_dir``."""
-    check(args)
+    everything under ``args.run_dir``. ``league`` is what :func:`check` returned for these ``args``; without it the
+    options are checked here (``ValueError`` before anything is written)."""
+    if league is None:
+        league = check(args)
+    from gin_env import rllib
+
+    ray = require("ray", "train_rllib.py")
     tensorboard = require("torch.utils.tensorboard", "train_rllib.py's logs")
     tqdm = require("tqdm", "train_rllib.py's progress bar").tqdm
-    league_path = os.path.join(args.run_dir, LEAGUE_FILE)
-    checkpoint = os.path.abspath(os.path.join(args.run_dir, CHECKPOINT_DIR))
-    if args.resume:
-        if not os.path.isfile(league_path) or not os.path.isdir(checkpoint):
-            raise FileNotFoundError(f"--resume: no checkpoint of a run in {args.run_dir!r} "
-                                    f"({LEAGUE_FILE} and {CHECKPOINT_DIR}/)")
-        with open(league_path) as f:
-            league = json.load(f)
-    else:
-        league = {"iteration": 0, "next_slot": 0, "history": []}
+    checkpoint = checkpoint_folder(args.run_dir)
+    if args.overwrite:
+        clear_run(args.run_dir, RUN_FILES)
     os.makedirs(args.run_dir, exist_ok=True)
     league.setdefault("args", []).append(dataclasses.asdict(args))
     if not ray.is_initialized():
@@ -219,11 +278,11 @@ def train(args: RLlibArgs) -> dict:
                 refresh_snapshot(algo, league["next_slot"])
                 league["next_slot"] = (league["next_slot"] + 1) % args.snapshots
             if league["iteration"] % args.checkpoint_every == 0:
-                _save(algo, league, checkpoint, league_path)
+                save(algo, league, args.run_dir)
     finally:
         bar.close()
         writer.close()
-    _save(algo, league, checkpoint, league_path)
+    save(algo, league, args.run_dir)
     meta = {"trainer": "train_rllib.py", "iterations": league["iteration"], "rules": args.rules,
             "opponents": args.opponents, "seed": args.seed}
     module = algo.get_module(rllib.LEARNER)
@@ -235,6 +294,8 @@ def train(args: RLlibArgs) -> dict:
 
 def _record(league: dict, result: dict, seconds: float, writer) -> dict:
     """One iteration's row of the history, also written to TensorBoard."""
+    from gin_env import rllib
+
     learner = result.get("learners", {}).get(rllib.LEARNER, {})
     runners = result.get("env_runners", {})
     steps = int(runners.get("num_env_steps_sampled", 0))
@@ -254,25 +315,39 @@ def _record(league: dict, result: dict, seconds: float, writer) -> dict:
     return row
 
 
-def _save(algo, league: dict, checkpoint: str, league_path: str) -> None:
-    algo.save_to_path(checkpoint)
-    with open(league_path, "w") as f:
-        json.dump(league, f, indent=1)
+def save(algo, league: dict, run_dir: str) -> None:
+    """The checkpoint, whole: RLlib's state and the league that goes with it are written to a temporary folder,
+    which replaces ``checkpoint/`` by two renames (the old one is ``checkpoint.old/`` in between, where
+    :func:`checkpoint_folder` finds it); then ``league.json`` beside it."""
+    final = os.path.abspath(os.path.join(run_dir, CHECKPOINT_DIR))
+    staging, retired = temporary_name(final), final + ".old"
+    shutil.rmtree(staging, ignore_errors=True)
+    algo.save_to_path(staging)
+    write_json(os.path.join(staging, LEAGUE_FILE), league)
+    if os.path.isdir(final):
+        shutil.rmtree(retired, ignore_errors=True)
+        os.replace(final, retired)
+    os.replace(staging, final)
+    shutil.rmtree(retired, ignore_errors=True)
+    write_json(os.path.join(run_dir, LEAGUE_FILE), league)
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    """Run the command line; the exit code (0 done, 2 bad options, 130 interrupted: the last checkpoint stays)."""
-    args = parse_args(argv, prog, RLlibArgs, __doc__.split("\n\n")[0])
+    """Run the command line; the exit code (0 done, 2 bad options or a missing dependency, before anything is
+    written; 130 interrupted: the last whole checkpoint stays)."""
+    prog = prog or "train_rllib.py"
+    args = RLlibArgs(**vars(build_parser(prog, RLlibArgs, __doc__.split("\n\n")[0]).parse_args(argv)))
+    try:
+        league = check(args)
+    except (ValueError, MissingExtra) as err:
+        print(f"{prog}: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
     start = time.perf_counter()
     try:
-        league = train(args)
-    except (ValueError, FileNotFoundError) as err:
-        print(f"{prog or 'train_rllib.py'}: error: {err}", file=sys.stderr)
-        return 2
+        league = train(args, league)
     except KeyboardInterrupt:
-        print(f"training interrupted; the last checkpoint (if any) is in {args.run_dir}", file=sys.stderr)
+        print(f"training interrupted; {checkpoints_line(args.run_dir, (CHECKPOINT_DIR,))}", file=sys.stderr)
         return 130
     print(f"{league['iteration']} iterations in {time.perf_counter() - start:.0f} s")
-    written = [LEAGUE_FILE, CHECKPOINT_DIR, "tb", "policy.pt"]
-    print("wrote " + ", ".join(os.path.join(args.run_dir, name) for name in written))
+    print("wrote " + ", ".join(os.path.join(args.run_dir, name) for name in RUN_FILES))
     return 0

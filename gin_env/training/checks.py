@@ -1,0 +1,183 @@
+"""Every option of a training run checked before anything happens (:func:`check_args`): no folder is made, no model
+built, no step trained until all of them pass, and each problem is one line that names its option.
+
+The checks that need no optional dependency come first, so a bad option reads the same with or without torch; then
+the agents are loaded (a model file among them needs torch), training's dependencies are imported, and last the
+``--resume`` model is read and a CUDA device looked for.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from gin_env import agents
+from gin_env.agents import ppo
+from gin_env.files import check_input_file
+from gin_env.optional import require
+from gin_env.rules import PRESETS
+from gin_env.training.config import Args
+from gin_env.training.opponents import SELF, parse_schedule
+from gin_env.training.run_files import RUN_FILES, check_run_dir, new_history, read_history
+
+#: The largest ``--seed``: SB3 seeds numpy's legacy generator (below 2**32) with it plus a resumed run's step count.
+MAX_SEED = 2**31 - 1
+#: ``--device`` values.
+DEVICES = ("auto", "cpu", "cuda")
+
+#: Numeric options of :class:`.config.Args` -> (lowest, whether the lowest itself is refused, highest).
+RANGES = {
+    **dict.fromkeys(("total_timesteps", "num_envs", "slots", "snapshot_every", "snapshots", "n_steps", "n_epochs",
+                     "imitate_epochs", "imitate_batch_size", "channels", "features", "hidden", "eval_every",
+                     "checkpoint_every", "threads"), (1, False, math.inf)),
+    **dict.fromkeys(("eval_deals", "imitate_steps"), (0, False, math.inf)),
+    **dict.fromkeys(("reward_scale", "learning_rate", "clip_range", "imitate_lr", "knock_weight"),
+                    (0, True, math.inf)),
+    **dict.fromkeys(("ent_coef", "shaping"), (0, False, math.inf)),
+    **dict.fromkeys(("gamma", "gae_lambda"), (0, True, 1)),
+    # PPO normalizes advantages over each minibatch, which takes two decisions at least.
+    "batch_size": (2, False, math.inf),
+    "seed": (0, False, MAX_SEED),
+}
+
+
+def flag(name: str) -> str:
+    """The option of a field: ``num_envs`` -> ``--num-envs``."""
+    return "--" + name.replace("_", "-")
+
+
+def check_ranges(args, ranges: dict[str, tuple[float, bool, float]]) -> None:
+    """``ValueError`` naming the first option of ``ranges`` whose value of ``args`` is out of its range (or, for a
+    float, not a finite number)."""
+    for name, (low, above, high) in ranges.items():
+        value = getattr(args, name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{flag(name)} must be a finite number, got {value}")
+        if value < low or (above and value == low) or value > high:
+            lowest = f"above {low}" if above else f"at least {low}"
+            highest = f" and at most {high}" if high != math.inf else ""
+            raise ValueError(f"{flag(name)} must be {lowest}{highest}, got {value}")
+
+
+def check_minibatches(num_envs: int, n_steps: int, batch_size: int, source: str = "") -> None:
+    """``ValueError`` when a rollout of ``num_envs * n_steps`` decisions would end in a minibatch of one, over which
+    PPO's advantage normalization divides by zero; ``source`` says where ``n_steps`` and ``batch_size`` come from."""
+    rollout = num_envs * n_steps
+    if rollout < 2 or rollout % batch_size == 1:
+        raise ValueError(f"--num-envs {num_envs} x --n-steps {n_steps} = {rollout} decisions per rollout leave a "
+                         f"minibatch of one decision with --batch-size {batch_size}{source}; PPO needs two")
+
+
+def check_numbers(args: Args) -> None:
+    """The numeric options, and how they go together."""
+    check_ranges(args, RANGES)
+    if args.num_envs % args.slots:
+        raise ValueError(f"--slots {args.slots} must divide --num-envs {args.num_envs} (groups of equal size)")
+    if not args.resume:
+        check_minibatches(args.num_envs, args.n_steps, args.batch_size)
+
+
+def check_names(args: Args) -> None:
+    """The options named from a list, and the opponent schedule's syntax."""
+    if args.rules not in PRESETS:
+        raise ValueError(f"--rules {args.rules!r}: no such preset; choose from {', '.join(sorted(PRESETS))}")
+    if args.device not in DEVICES:
+        raise ValueError(f"--device must be one of {', '.join(DEVICES)}, got {args.device!r}")
+    try:
+        parse_schedule(args.opponents)
+    except ValueError as err:
+        raise ValueError(f"--opponents {args.opponents!r}: {err}") from None
+
+
+def load_agent(option: str, name: str, batched: bool):
+    """The agent ``name`` given to ``option``; ``ValueError`` naming the option when it does not load, or when
+    ``batched`` and it has no ``act_batch`` (training plays its opponents and its teacher batch by batch)."""
+    try:
+        agent = agents.load(name)
+    except (ValueError, OSError) as err:
+        raise ValueError(f"{option}: {err}") from None
+    if batched and not callable(getattr(agent, "act_batch", None)):
+        raise ValueError(f"{option}: agent {name!r} has no batched form act_batch(view, rng), and training plays "
+                         "its opponents and its teacher batch by batch")
+    return agent
+
+
+def check_agents(args: Args) -> None:
+    """Every agent the run may play, in every phase of the schedule, used or not (``--eval-deals 0``,
+    ``--imitate-steps 0``)."""
+    names = {name for _, mix in parse_schedule(args.opponents) for name in mix if name != SELF}
+    for name in sorted(names):
+        load_agent("--opponents", name, batched=True)
+    load_agent("--teacher", args.teacher, batched=True)
+    load_agent("--imitate-opponent", args.imitate_opponent, batched=True)
+    load_agent("--eval-opponent", args.eval_opponent, batched=False)
+
+
+def check_history(args: Args) -> dict:
+    """The history the run continues: the run folder's ``history.json`` when resuming into it (checked, and
+    evaluated against the same opponent), else a new one."""
+    path = os.path.join(args.run_dir, "history.json")
+    if not (args.resume and not args.overwrite and os.path.lexists(path)):
+        return new_history(args.eval_deals, args.eval_opponent)
+    history = read_history(path)
+    # best.zip is kept by comparing evaluations, which only means something against one opponent.
+    if history["eval_opponent"] != args.eval_opponent:
+        raise ValueError(f"--eval-opponent {args.eval_opponent!r}: the run in {args.run_dir} was evaluated "
+                         f"against {history['eval_opponent']!r}; give that, or a new --run-dir")
+    return history
+
+
+def check_resume_file(args: Args) -> None:
+    """``--resume``: a readable file, not among the files ``--overwrite`` removes."""
+    try:
+        check_input_file(args.resume, "--resume")
+    except OSError as err:
+        raise ValueError(str(err)) from None
+    inside = os.path.realpath(os.path.dirname(os.path.abspath(args.resume))) == os.path.realpath(args.run_dir)
+    if args.overwrite and inside and os.path.basename(args.resume) in RUN_FILES:
+        raise ValueError(f"--overwrite would delete --resume {args.resume}; resume from a copy, or drop --overwrite")
+
+
+def check_resume_model(args: Args) -> None:
+    """``--resume``: a MaskablePPO model of this env, whose PPO settings (which win over the options) make whole
+    minibatches."""
+    try:
+        model = ppo.read_model(args.resume, "--resume")
+    except (ValueError, OSError) as err:
+        raise ValueError(f"--resume: {err}") from None
+    check_minibatches(args.num_envs, model.n_steps, model.batch_size, f" (the settings of {args.resume})")
+
+
+def check_device(device: str) -> None:
+    """``--device cuda`` on a torch that sees a CUDA device."""
+    torch = require("torch", "training")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"--device cuda: this torch ({torch.__version__}) sees no CUDA device; use --device cpu "
+                         "or auto")
+
+
+def require_training(args: Args) -> None:
+    """Import what training needs (``MissingExtra``, one line naming the extra, for the first one missing)."""
+    for module, purpose in (("torch", "training"), ("sb3_contrib", "training"), ("tensorboard", "training's logs"),
+                            ("tqdm", "training's progress bar")):
+        require(module, purpose)
+    if args.eval_deals:
+        require("matplotlib", "the learning curve")
+
+
+def check_args(args: Args) -> dict:
+    """Check every option of ``args`` before anything is written or built; ``ValueError`` with one line that names
+    the option for the first problem, ``MissingExtra`` for a missing dependency. Returns the history the run
+    continues (:func:`check_history`)."""
+    check_numbers(args)
+    check_names(args)
+    check_run_dir(args.run_dir, resume=bool(args.resume), overwrite=args.overwrite)
+    if args.resume:
+        check_resume_file(args)
+    history = check_history(args)
+    check_agents(args)
+    require_training(args)
+    if args.resume:
+        check_resume_model(args)
+    check_device(args.device)
+    return history
