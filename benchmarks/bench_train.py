@@ -61,7 +61,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     options = parser.parse_args()
     torch.set_num_threads(options.threads)
-    args = Args()
+    args = Args(rules="eaai")
     rates = {}
     for kind in ("batched", "dummy"):
         model = new_model(make_env(kind, args), args)

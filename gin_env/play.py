@@ -18,7 +18,6 @@ quits. :func:`play` takes the input function and the console, so tests and scrip
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 import secrets
@@ -29,6 +28,7 @@ import numpy as np
 
 from gin_env import actions, agents, cards, engine, match, replay, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.cli import ArgumentParser
 from gin_env.observation import view
 from gin_env.optional import require, script
 from gin_env.rules import PRESETS, Rules
@@ -168,7 +168,7 @@ class TerminalGame:
         self.recorder = None
         if save_replays is not None:
             prefix = replay.run_prefix(self.rules, self.seed, self.names)
-            replay.check_folder(save_replays, (prefix + "-",))
+            replay.make_folder(save_replays, (prefix + "-",), "--save-replays")
             self.recorder = replay.Recorder(save_replays, prefix, self.names)
         self.match = match.new_match(self.rules, self.deal_rng)
         self.hand = self.match.hand
@@ -322,8 +322,7 @@ def play(opponent="simple", rules: str | Rules = "standard", input_fn: Callable[
 
 def main(argv: list[str] | None = None, prog: str = "python -m gin_env.play") -> int:
     """Run the command line; the exit code (0 played or left, 2 bad input, 130 interrupted while loading)."""
-    parser = argparse.ArgumentParser(prog=prog,
-                                     description="Play a game of Gin Rummy against an agent in the terminal.")
+    parser = ArgumentParser(prog=prog, description="Play a game of Gin Rummy against an agent in the terminal.")
     parser.add_argument("--opponent", default="simple",
                         help=f"agent name ({', '.join(agents.names())}), a MaskablePPO .zip, a train_rllib.py .pt, "
                              "or module:attr (an Agent class, instance or act(view, rng) function) (default simple)")
@@ -338,6 +337,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m gin_env.play") ->
     args = parser.parse_args(argv)
     if args.partner is not None and args.players != 4:
         parser.error("--partner is for --players 4")
+    if args.seed is not None and args.seed < 0:
+        parser.error(f"argument --seed: must be at least 0, got {args.seed}")
     console = render.console()
     try:
         if args.players == 2:

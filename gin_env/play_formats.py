@@ -47,7 +47,8 @@ class FormatTerminalGame(TerminalGame):
         else:
             partner = "simple" if partner is None else partner
             seat_agents = [None, opponent_agent, agents.load(partner), opponent_agent]
-            self.seat_names = (name, f"{opponent_label} (seat 1)", f"partner {replay.file_stem(partner)}",
+            self.partner_label = replay.file_stem(partner)
+            self.seat_names = (name, f"{opponent_label} (seat 1)", f"partner {self.partner_label}",
                                f"{opponent_label} (seat 3)")
         self.seat_agents = seat_agents
         self.names = (name, "")
@@ -61,7 +62,7 @@ class FormatTerminalGame(TerminalGame):
         self.save_replays = save_replays
         self.prefix = f"{replay.file_stem(self.rules.name)}-players{players}-seed{self.seed}"
         if save_replays is not None:
-            replay.check_folder(save_replays, (self.prefix + "-",))
+            replay.make_folder(save_replays, (self.prefix + "-",), "--save-replays")
         self.table = make_table(self.rules, "match" if self.rules.target is not None else "hand")
         self.table.deal(self.deal_rng)
         #: Per table: the hand as dealt and the actions played in it, for the replays.
@@ -83,7 +84,7 @@ class FormatTerminalGame(TerminalGame):
         say = self.console.print
         target = self.rules.target if self.players == 3 else self.rules.team_target
         game_of = f"a game to {target}" if self.rules.target is not None else "a single hand"
-        team = f", your partner {self.seat_names[2]}" if self.players == 4 else ""
+        team = f", your partner {self.partner_label} in seat 2" if self.players == 4 else ""
         say(f"Gin Rummy, {self.players} players, {self.rules.name} rules: {self.seat_names[0]} in seat 0{team}; "
             f"{game_of}. Seed {self.seed}; h for help.")
         self._start_records()
@@ -128,18 +129,24 @@ class FormatTerminalGame(TerminalGame):
     def _start_records(self) -> None:
         """Note the hands just dealt, and introduce them."""
         game = self.table.game
+        # The rule holds the number alone: rich cuts a title wider than the terminal, and the seats and the scores
+        # go below it, where lines wrap instead.
         if self.players == 3:
             self._records = {0: (game.hand, [])}
             out = self.seat_names[game.dealer]
             who = " and ".join(self.seat_names[s] for s in game.seats)
-            self.console.rule(f"Hand {len(game.history) + 1} · {who} · {out} deals and sits out · {self._scores()}")
+            self.console.rule(f"Hand {len(game.history) + 1}")
+            self.console.print(render.capital(f"{who} play; {out} deals and sits out."))
+            self.console.print(f"Score: {self._scores()}.")
             if game.dealer == YOU:
                 self.console.print("You sit this hand out and watch.")
         else:
             self._records = {t: (game.hands[t], []) for t in four_players.TABLES}
-            tables = " · ".join(f"table {t}: {self.seat_names[a]} v {self.seat_names[b]}"
-                                for t, (a, b) in enumerate(game.seats))
-            self.console.rule(f"Deal {game.deal} · {tables} · {self._scores()}")
+            tables = "; ".join(f"table {t}: {self.seat_names[a]} v {self.seat_names[b]}"
+                               for t, (a, b) in enumerate(game.seats))
+            self.console.rule(f"Deal {game.deal}")
+            self.console.print(f"{tables[0].upper()}{tables[1:]}.")
+            self.console.print(f"Score: {self._scores()}.")
         for t, (hand, _) in self._records.items():
             if self._watched(t) and hand.initial_upcard != engine.NO_CARD:
                 line = Text("Upcard ").append_text(render.card(hand.initial_upcard))

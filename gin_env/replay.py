@@ -46,7 +46,7 @@ import signal
 import sys
 from dataclasses import dataclass
 
-from gin_env import actions, cards, duel, engine
+from gin_env import actions, cards, duel, engine, files
 from gin_env.engine import HandOutcome, HandState
 from gin_env.rules import Rules
 
@@ -62,6 +62,9 @@ TWO_SEATS = (0, 1)
 OUTCOME_KEYS = tuple(f.name for f in dataclasses.fields(HandOutcome) if f.name != "layoff_melds")
 RULES_KEYS = tuple(f.name for f in dataclasses.fields(Rules))
 DEFAULT_PLAYERS = ("P1", "P2")
+#: The largest file :func:`load` reads, in bytes. A hand stopped by the default turn cap (R19, 200 turns) saves as
+#: about 8 kB; this limit holds some 25,000 turns, and keeps ``/dev/zero`` or a wrong file from filling memory.
+MAX_BYTES = 1_000_000
 
 
 class ReplayError(ValueError):
@@ -224,13 +227,14 @@ def is_deal(state: HandState) -> bool:
 def load(path: str | os.PathLike) -> Replay:
     """Read and check a replay file: the hand is played again and must give the outcome saved with it.
 
-    Raises :class:`ReplayError` naming the file and the problem (unreadable, not JSON, unknown version, unknown or
-    missing keys, bad values, an illegal action at step k, an outcome mismatch)."""
+    Raises :class:`ReplayError` naming the file and the problem (unreadable, over :data:`MAX_BYTES`, not UTF-8, not
+    JSON, unknown version, unknown or missing keys, bad values, an illegal action at step k, an outcome mismatch)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as err:
+        text = files.read_text(path, MAX_BYTES, "replay")
+    except OSError as err:
         raise ReplayError(f"cannot read replay {os.fspath(path)!r}: {err}") from None
+    except ValueError as err:  # too large, or not UTF-8: read_text's message names the file
+        raise ReplayError(str(err)) from None
     try:
         return loads(text)
     except ReplayError as err:
@@ -434,17 +438,25 @@ def run_prefix(rules: Rules, seed: int, names: tuple[str, str]) -> str:
     return f"{file_stem(rules.name)}-seed{seed}-{a}-vs-{b}"
 
 
-def check_folder(directory: str | os.PathLike, prefixes: tuple[str, ...]) -> None:
-    """Make sure replays named ``{prefix}...`` can be saved in ``directory`` before anything is played: the folder
-    exists (made if needed), is writable, and holds no file with one of those prefixes (a run with the same names,
-    whose files would otherwise be refused midway). Raises ``OSError`` or ``FileExistsError`` naming the problem."""
-    os.makedirs(directory, exist_ok=True)
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise PermissionError(f"cannot write replays to {os.fspath(directory)}: permission denied")
+def check_folder(directory: str | os.PathLike, prefixes: tuple[str, ...], option: str | None = None) -> None:
+    """Make sure replays named ``{prefix}...`` can be saved in ``directory`` before anything is played, creating
+    nothing: it is a writable folder, or a new one whose parent folder exists (``files.check_output_folder``), and
+    holds no file with one of those prefixes (a run with the same names, whose files would otherwise be refused
+    midway). Raises ``OSError``, ``FileExistsError`` or ``ValueError`` naming ``option`` and the problem."""
+    files.check_output_folder(directory, option)
+    if not os.path.isdir(directory):
+        return
     clash = next((name for name in sorted(os.listdir(directory)) if name.startswith(prefixes)), None)
     if clash is not None:
         raise FileExistsError(f"{os.path.join(directory, clash)} is a replay of a game with the same rules, seed and "
                               "players: not overwritten (use another folder or seed)")
+
+
+def make_folder(directory: str | os.PathLike, prefixes: tuple[str, ...], option: str | None = None) -> None:
+    """:func:`check_folder`, then create ``directory`` if it is new (one folder: its parent exists)."""
+    check_folder(directory, prefixes, option)
+    with contextlib.suppress(FileExistsError):  # another run sharing the folder made it meanwhile
+        os.mkdir(directory)
 
 
 def play_duplicate(rules: Rules, agent_a, agent_b, seed: int, game: int, directory: str | os.PathLike,

@@ -7,20 +7,25 @@ The file format and its checks are :mod:`gin_env.replay`'s; this module only sho
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from gin_env import actions, cards, engine
+from gin_env.cli import ArgumentParser
 from gin_env.engine import HandState
 from gin_env.optional import MissingExtra, require
-from gin_env.replay import Replay, ReplayError, load
+from gin_env.replay import MAX_BYTES, Replay, ReplayError, load
+
+#: Said once before the first step, when stepping through a hand.
+STEP_HINT = "Step by step: Enter shows the next action; q then Enter stops."
+#: The prompt after each step.
+STEP_PROMPT = "(Enter: next, q: quit) "
 
 
 def show(replay: Replay, console, wait=None) -> None:
     """Print the hand move by move on a rich ``console``, both hands after every action, then the showdown.
 
-    ``wait``, if given, is called (like ``input``) after each action, to step through the hand: an answer of
-    ``q`` stops, and so does end of input."""
+    ``wait``, if given, is called (like ``input``, with :data:`STEP_PROMPT`) after each action, to step through
+    the hand, which :data:`STEP_HINT` explains first: an answer of ``q`` stops, and so does end of input."""
     # rich is needed only to show a replay, not to record or check one (evaluate.py and the env do that).
     from gin_env import render
 
@@ -47,6 +52,8 @@ def show(replay: Replay, console, wait=None) -> None:
         console.print(Text("Upcard ").append_text(render.card(start.initial_upcard))
                       .append(f", knock limit {start.knock_limit}."))
     show_hands(start, None, engine.NO_CARD)
+    if wait is not None:
+        console.print(STEP_HINT, style="dim", markup=False)
     digits = len(str(len(replay.actions)))
     for k, (before, action, after) in enumerate(zip(states, replay.actions, states[1:]), start=1):
         line = Text(f"{k:>{digits}}. ").append_text(render.move(before, action, names[before.current], True))
@@ -57,7 +64,7 @@ def show(replay: Replay, console, wait=None) -> None:
             show_hands(after, before.current, after.taken if action == actions.TAKE_DISCARD else drawn)
         if wait is not None:
             try:
-                if wait("").strip().lower() == "q":
+                if wait(STEP_PROMPT).strip().lower() == "q":
                     return
             except EOFError:
                 return
@@ -67,10 +74,11 @@ def show(replay: Replay, console, wait=None) -> None:
 
 def main(argv: list[str] | None = None, prog: str = "python -m gin_env.replay") -> int:
     """Run the command line; the exit code (0 shown, 2 a bad file or a missing extra)."""
-    parser = argparse.ArgumentParser(prog=prog,
-                                     description="Step through a saved Gin Rummy hand, showing both hands.")
+    parser = ArgumentParser(prog=prog, description="Step through a saved Gin Rummy hand, showing both hands.",
+                            epilog=f"A file over {MAX_BYTES:,} bytes is refused: no hand's replay comes near that "
+                                   "size.")
     parser.add_argument("file", help="a replay saved by gin_env.play, evaluate.py --replays or the env")
-    parser.add_argument("--step", action="store_true", help="wait for Enter after each action (q to stop)")
+    parser.add_argument("--step", action="store_true", help="wait for Enter after each action (q then Enter stops)")
     args = parser.parse_args(argv)
     try:
         require("rich", "the replay viewer")

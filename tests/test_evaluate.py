@@ -8,12 +8,14 @@ import json
 import math
 import os
 import re
+import sys
+import types
 from multiprocessing import get_context
 
 import numpy as np
 import pytest
 
-from gin_env.evaluation import cli, stats, tournament
+from gin_env.evaluation import cli, progress, stats, tournament
 from gin_env.evaluation import report as report_module
 from gin_env.rules import Rules
 from tests.scripted import LoopingAgent
@@ -179,14 +181,97 @@ def test_worker_processes_run_torch_on_one_thread():
         assert pool.apply(_torch_threads) == 1
 
 
+#: How far a float of a report may stray from the recorded one: the last bits of the Elo fit (np.linalg.lstsq)
+#: depend on the CPU's BLAS kernel (OPENBLAS_CORETYPE=SkylakeX and Haswell differ in the 16th digit).
+REL_TOLERANCE, ABS_TOLERANCE = 1e-9, 1e-12
+
+
+def assert_same_report(actual, expected, where: str = "report") -> None:
+    """``actual`` is the ``expected`` JSON value: the same keys in the same order, the same integers, strings,
+    booleans and nulls exactly, and floats within ``REL_TOLERANCE`` (``ABS_TOLERANCE`` near zero); ``where`` names
+    the place of a difference."""
+    if isinstance(expected, float):
+        assert isinstance(actual, float), f"{where}: {actual!r} is not a float like {expected!r}"
+        assert math.isclose(actual, expected, rel_tol=REL_TOLERANCE, abs_tol=ABS_TOLERANCE), \
+            f"{where}: {actual!r} is not {expected!r}"
+    elif isinstance(expected, dict):
+        assert isinstance(actual, dict) and list(actual) == list(expected), \
+            f"{where}: keys {list(actual) if isinstance(actual, dict) else actual!r} are not {list(expected)}"
+        for key in expected:
+            assert_same_report(actual[key], expected[key], f"{where}[{key!r}]")
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: {actual!r} is not {expected!r}"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            assert_same_report(a, e, f"{where}[{i}]")
+    else:
+        assert type(actual) is type(expected) and actual == expected, f"{where}: {actual!r} is not {expected!r}"
+
+
+def test_the_comparison_of_reports_is_exact_but_for_the_last_bits_of_floats():
+    recorded = {"elo": {"expert": 1784.4951522404237}, "hands": 80, "rules": "standard"}
+    assert_same_report({"elo": {"expert": 1784.495152240424}, "hands": 80, "rules": "standard"}, recorded)
+    for other in ({"elo": {"expert": 1784.4952}, "hands": 80, "rules": "standard"},
+                  {"elo": {"expert": 1784.4951522404237}, "hands": 81, "rules": "standard"},
+                  {"elo": {"expert": 1784.4951522404237}, "hands": 80.0, "rules": "standard"},
+                  {"hands": 80, "elo": {"expert": 1784.4951522404237}, "rules": "standard"}):
+        with pytest.raises(AssertionError):
+            assert_same_report(other, recorded)
+
+
 def test_the_report_is_the_one_recorded_before_the_move_into_the_package(tmp_path):
     """``python evaluate.py random simple expert --deals 40 --seed 0 --workers 1 --json FILE``, recorded before
     evaluation moved from the script into gin_env.evaluation (issue 12), again when each pair gained
     ``capped_hands`` and ``abandoned_games`` (R19, R19a; every other number unchanged), and again when the expert
-    began to race for gin (its pairs' numbers changed): the same JSON, byte for byte."""
+    began to race for gin (its pairs' numbers changed): the same JSON, key for key, every count exact and every
+    float to 1e-9 (``assert_same_report``), on any CPU."""
     golden = os.path.join(os.path.dirname(__file__), "data", "evaluate_seed0_golden.json")
     out = tmp_path / "report.json"
     assert cli.main(["random", "simple", "expert", "--deals", "40", "--seed", "0", "--workers", "1", "--no-progress",
                      "--json", str(out)]) == 0
     with open(golden) as f:
-        assert out.read_text() == f.read()
+        assert_same_report(json.loads(out.read_text()), json.load(f))
+
+
+def test_model_paths_are_labelled_by_file_name_in_the_table_and_in_full_in_the_json():
+    long_path = "runs/some/long/folder/for/an/experiment/best.zip"
+    names = [long_path, "runs/other/best.zip", "simple"]
+    short = report_module.short_names(names)
+    assert short == {long_path: "experiment/best.zip", "runs/other/best.zip": "other/best.zip", "simple": "simple"}
+    assert report_module.short_names(["models/simple", "simple"])["models/simple"] == "models/simple"
+    assert report_module.short_names(["best.zip", "./best.zip"]) == {"best.zip": "best.zip", "./best.zip": "./best.zip"}
+    pair = stats.pair_stats(np.array([[[10, 2, 1, 0, 1.0, 0, 0], [-4, 1, 0, 1, 0.0, 0, 0]]] * 2))
+    result = {"rules": "standard", "mode": "deals", "seed": 0, "agents": names[:2],
+              "elo": {names[0]: 1510.0, names[1]: 1490.0},
+              "pairs": [{"a": names[0], "b": names[1], "deals": 2, **pair}]}
+    text = report_module.table(result)
+    rows = text.splitlines()
+    # The columns are as wide as the labels; only the legend below the table names each model file in full.
+    assert rows[-2:] == [f"experiment/best.zip = {long_path}", "other/best.zip = runs/other/best.zip"]
+    assert long_path not in "\n".join(rows[:-2]) and max(len(line) for line in rows[:-2]) <= 115
+    assert "Elo: experiment/best.zip 1510, other/best.zip 1490" in text
+
+
+def test_the_first_eta_leaves_out_the_wait_before_the_first_game(monkeypatch):
+    """Workers take seconds to start (half a minute with torch): that wait is not a sample of the games' rate, so
+    the first rate shown is the games' own (here 10 games a second after a 30 s start), not 1 game in 30 s."""
+    import tqdm.std
+
+    clock = [1000.0]
+    monkeypatch.setattr(tqdm.std, "time", lambda: clock[0])
+    monkeypatch.setattr(progress, "time", types.SimpleNamespace(time=lambda: clock[0]))
+    with progress.Progress(3000, "deal", show=True) as bar:
+        clock[0] += 30.0
+        bar.to(1)
+        for done in (6, 11, 16):
+            clock[0] += 0.5
+            bar.to(done)
+        assert bar.bar.format_dict["rate"] == pytest.approx(10.0, rel=1e-6)
+
+
+def test_no_progress_needs_no_tqdm(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    assert cli.main(["simple", "random", "--deals", "2", "--workers", "1", "--no-progress"]) == 0
+    assert cli.main(["simple", "random", "--deals", "2", "--workers", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("the progress bar (--no-progress hides it) needs tqdm, which is not installed: pip install "
+                        "'gin-env[evaluate]'") and len(err.splitlines()) == 1

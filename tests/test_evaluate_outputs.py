@@ -110,3 +110,42 @@ def test_ctrl_c_to_a_run_with_worker_processes_stops_it_cleanly(tmp_path):
     assert process.returncode == cli.INTERRUPTED and "Traceback" not in err
     assert err.replace("\r", "\n").strip().splitlines()[-1].endswith("interrupted; no report written")
     assert not (tmp_path / "out.json").exists() and len(_check_all_valid(folder)) > 20
+
+
+def _session_processes(session: int) -> list[int]:
+    """The processes of a session (Linux): a run's worker processes stay in their parent's session."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:  # ended meanwhile
+                continue
+            if int(fields[3]) == session and fields[0] != "Z":
+                pids.append(int(entry))
+    return pids
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the process table from /proc")
+def test_sigterm_to_the_parent_stops_its_workers_with_one_line(tmp_path):
+    """SIGTERM to the evaluating process alone (a job scheduler's stop, ``kill PID``): its worker processes stop
+    with it instead of playing on, one line, exit code 143 (128 + SIGTERM), no traceback, no report."""
+    folder = tmp_path / "replays"
+    command = [sys.executable, os.path.join(ROOT, "evaluate.py"), "simple", "random", "--deals", "100000",
+               "--workers", "2", "--replays", str(folder), "--json", str(tmp_path / "out.json")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not (folder.is_dir() and len(os.listdir(folder)) > 20) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(_session_processes(process.pid)) >= 3  # the parent and its two workers
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == cli.TERMINATED and "Traceback" not in err
+    assert err.replace("\r", "\n").strip().splitlines()[-1].endswith("terminated (SIGTERM); no report written")
+    deadline = time.monotonic() + 10
+    while _session_processes(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _session_processes(process.pid) == []
+    assert not (tmp_path / "out.json").exists() and len(_check_all_valid(folder)) > 20

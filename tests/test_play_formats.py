@@ -74,3 +74,28 @@ def test_the_command_line_takes_players_and_partner(monkeypatch, capsys):
     assert play.main(["--players", "4", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert "4 players" in out and "left the game" in out
+
+
+@pytest.mark.parametrize("players, header, scores", [
+    (3, "You and simple (seat 1) play; simple (seat 2) deals and sits out.",
+     "Score: you 0, simple (seat 1) 0, simple (seat 2) 0."),
+    (4, "Table 0: you v simple (seat 1); table 1: partner expert v simple (seat 3).",
+     "Score: your team 0, the other team 0 (to 125)."),
+])
+def test_the_headers_show_the_seats_and_the_scores_at_80_columns(players, header, scores, tmp_path):
+    """Nothing is cut with "…" in an 80-column terminal: the rule holds the hand's or deal's number, and the seats
+    and the scores are lines below it, which wrap."""
+    console = Console(file=io.StringIO(), width=80, color_system=None, highlight=False)
+    ref: list = []
+    game = FormatTerminalGame(players, "simple", partner="expert" if players == 4 else None,
+                              input_fn=autopilot(ref), console=console, seed=3)
+    ref.append(game)
+    game.run()
+    text = console.file.getvalue()
+    assert "…" not in text
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("─"))
+    assert f" {'Hand' if players == 3 else 'Deal'} 1 " in lines[first]
+    assert lines[first + 1:first + 3] == [header, scores]
+    if players == 4:
+        assert "your partner expert in seat 2" in " ".join(lines[:2]) and "partner partner" not in text

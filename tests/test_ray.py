@@ -1,7 +1,8 @@
 """Ray (issue 14) on one local Ray for the whole module (``ray.init(num_cpus=2)``): ``evaluate --ray`` gives the
-local report key for key and number for number, model files included; a task that fails once (it raises, or its
-worker dies) is run again by Ray and the report is unchanged; ``train_rllib.py --iterations 2`` trains without an
-illegal action, resumes from its checkpoint, and writes a ``policy.pt`` that plays a full evaluation without Ray."""
+local report key for key and number for number, model files included; a task whose worker dies is run again by Ray
+and the report is unchanged, and one that raises stops the run with its error in one line (issue 29);
+``train_rllib.py --iterations 2`` trains without an illegal action, resumes from its checkpoint, and writes a
+``policy.pt`` that plays a full evaluation without Ray."""
 
 from __future__ import annotations
 
@@ -65,15 +66,29 @@ def test_evaluate_on_ray_is_the_local_report(local_ray, small_chunks):
                                ray_address="local") == matches
 
 
-@pytest.mark.parametrize("kind", ["raise", "exit"])
-def test_a_task_that_fails_once_is_retried_and_the_report_is_unchanged(kind, local_ray, small_chunks, tmp_path,
-                                                                     monkeypatch):
+def test_a_task_whose_worker_dies_is_retried_and_the_report_is_unchanged(local_ray, small_chunks, tmp_path,
+                                                                        monkeypatch):
     names = ["simple", "random"]
     local = tournament.evaluate(names, Rules(), "deals", 12, seed=4, workers=1)
     marker = tmp_path / "failed-once"
-    monkeypatch.setenv(ray_tasks.FAULT_VARIABLE, f"{kind}:{marker}")
+    monkeypatch.setenv(ray_tasks.FAULT_VARIABLE, f"exit:{marker}")
     assert tournament.evaluate(names, Rules(), "deals", 12, seed=4, ray_address="local") == local
     assert marker.exists()  # one task did fail
+
+
+def test_a_task_that_raises_is_not_retried_and_its_error_is_one_line(local_ray, small_chunks, tmp_path, monkeypatch,
+                                                                     capsys):
+    """A task's games depend on the task alone, so an error in them would come back on every retry: the run stops
+    at the first, and the command line says what it was in one line, not in Ray's remote traceback."""
+    marker = tmp_path / "failed-once"
+    monkeypatch.setenv(ray_tasks.FAULT_VARIABLE, f"raise:{marker}")
+    with pytest.raises(ray_tasks.TaskError, match="failed on Ray: InjectedFault: injected by") as failure:
+        tournament.evaluate(["simple", "random"], Rules(), "deals", 12, seed=4, ray_address="local")
+    assert isinstance(failure.value.__cause__, ray_tasks.InjectedFault)
+    marker.unlink()
+    assert cli.main(["simple", "random", "--deals", "12", "--seed", "4", "--no-progress", "--ray"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "InjectedFault: injected by" in err
 
 
 def test_the_fault_hook_fails_the_first_task_only(tmp_path):

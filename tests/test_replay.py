@@ -233,11 +233,19 @@ def test_viewer_prints_every_move_both_hands_and_the_showdown(tmp_path, capsys):
 
 
 def test_viewer_steps_on_enter_and_stops_on_q():
+    """Stepping says how before the first step, and each prompt says it again (Enter: next, q: quit)."""
     console = Console(file=io.StringIO(), width=120, color_system=None)
-    answers = iter(["", "q"])
-    replay_viewer.show(knock_replay(), console, lambda prompt: next(answers))
+    answers, prompts = iter(["", "q"]), []
+
+    def wait(prompt):
+        prompts.append(prompt)
+        return next(answers)
+
+    replay_viewer.show(knock_replay(), console, wait)
     out = console.file.getvalue()
     assert "2. bob passes" in out and "3. ann draws" not in out
+    assert out.index("Enter shows the next action; q then Enter stops") < out.index("1. ann passes")
+    assert prompts == ["(Enter: next, q: quit) "] * 2
 
 
 def test_viewer_reports_a_bad_file_in_one_line(tmp_path, capsys):

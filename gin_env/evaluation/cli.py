@@ -1,29 +1,56 @@
-"""The evaluation's command line (``gin-env evaluate``, ``python evaluate.py``): parse, check every output path
-before the first game, run, print the table, then write and announce each file asked for."""
+"""The evaluation's command line (``gin-env evaluate``, ``python evaluate.py``): parse, check every option and
+output path before the first game, run, print the table, then write and announce each file asked for. Ctrl-C and
+SIGTERM stop the games (and the worker processes) with one line."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
 
-from gin_env import agents, evaluation
-from gin_env.evaluation import formats, report
+from gin_env import agents, evaluation, files, replay
+from gin_env.cli import ArgumentParser
+from gin_env.evaluation import formats, report, tournament
 from gin_env.evaluation.ray_tasks import LOCAL as LOCAL_RAY
-from gin_env.evaluation.tournament import evaluate
+from gin_env.evaluation.ray_tasks import TaskError
 from gin_env.optional import MissingExtra, require
 from gin_env.rules import PRESETS, Rules
 from gin_env.table import AgentActionError
 
-#: Exit code after Ctrl-C, as a shell reports a process ended by SIGINT.
+#: Exit code after Ctrl-C, as a shell reports a process ended by SIGINT (128 + 2).
 INTERRUPTED = 130
+#: Exit code after SIGTERM, as a shell reports a process ended by it (128 + 15).
+TERMINATED = 143
+#: What a game can raise that is the input's fault (an agent, a model file, a path): one line, exit code 2.
+BAD_INPUT = (ValueError, AgentActionError, NotImplementedError, ImportError, OSError, TaskError)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread: the run stops as after Ctrl-C, its worker processes with it."""
+
+
+def at_least(minimum: int, why: str = "") -> Callable[[str], int]:
+    """An argparse ``type``: an integer of at least ``minimum`` (``why`` says why, for the message)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}{why}, got {value}")
+        return value
+    return parse
 
 
 def parser(prog: str | None = None) -> argparse.ArgumentParser:
     """The command line's options (``prog`` names the command in messages)."""
-    out = argparse.ArgumentParser(prog=prog, description=evaluation.__doc__.split("\n\n")[0],
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    out = ArgumentParser(prog=prog, description=evaluation.__doc__.split("\n\n")[0],
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     out.add_argument("agents", nargs="+", metavar="AGENT",
                      help=f"agent names ({', '.join(agents.names())}), paths to MaskablePPO .zip or train_rllib.py .pt "
                           "models, or module:attr (an Agent class, instance or act(view, rng) function)")
@@ -32,13 +59,15 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
                      help="2 (default); 3: tables of three agents, each game in all three rotations of the seats; "
                           "4: teams A+A against B+B, each game twice with the teams' seats swapped (one process)")
     games = out.add_mutually_exclusive_group()
-    games.add_argument("--deals", type=int, metavar="N", help="play N duplicate single hands per pair (default 1000)")
-    games.add_argument("--matches", type=int, metavar="N", help="play N duplicate games to the target per pair")
-    out.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents' choices (default 0)")
+    two = at_least(2, " (an interval needs two duplicate games)")
+    games.add_argument("--deals", type=two, metavar="N", help="play N duplicate single hands per pair (default 1000)")
+    games.add_argument("--matches", type=two, metavar="N", help="play N duplicate games to the target per pair")
+    out.add_argument("--seed", type=at_least(0), default=0,
+                     help="seed of the deals and the agents' choices (default 0)")
     out.add_argument("--json", metavar="FILE", help="write the report as JSON")
     out.add_argument("--plot", metavar="FILE", help="write a PNG of the win rates and points per hand")
     out.add_argument("--replays", metavar="DIR", help="save every hand of every seating as a replay file in DIR")
-    out.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+    out.add_argument("--workers", type=at_least(1), default=os.cpu_count() or 1,
                      help="worker processes (default: one per core); the numbers do not depend on it")
     out.add_argument("--ray", nargs="?", const=LOCAL_RAY, metavar="ADDRESS",
                      help="play the games as Ray tasks: on a new local Ray (with --workers CPUs) when no ADDRESS is "
@@ -49,7 +78,8 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    """Run the command line; the exit code (0 done, 1 an output failed, 2 bad input, 130 interrupted)."""
+    """Run the command line; the exit code (0 done, 1 an output failed, 2 bad input, 130 interrupted by Ctrl-C,
+    143 stopped by SIGTERM)."""
     options = parser(prog)
     args = options.parse_args(argv)
     if len(args.agents) < 2:
@@ -64,57 +94,96 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             options.error("--replays records two-player evaluations only")
         if args.ray is not None:
             options.error("--ray runs two-player evaluations only (--players 3 and 4 play in one process)")
-        return _main_format(args, rules.replace(players=args.players), mode, n, options.prog)
-    workers = max(1, args.workers)
+    written: list[str] = []
+    try:
+        with _sigterm_interrupts():
+            if args.players != 2:
+                return _main_format(args, rules.replace(players=args.players), mode, n, options.prog, written)
+            return _main_pairs(args, rules, mode, n, options.prog, written)
+    except KeyboardInterrupt as stop:
+        what = "terminated (SIGTERM)" if isinstance(stop, Terminated) else "interrupted"
+        print(f"{options.prog}: {what}{'' if written else '; no report written'}", file=sys.stderr)
+        return TERMINATED if isinstance(stop, Terminated) else INTERRUPTED
+
+
+def _main_pairs(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog: str, written: list[str]) -> int:
+    """Two players: run ``tournament.evaluate``, print its table, write its JSON and plot."""
     start = time.perf_counter()
     try:
-        _check_outputs(args)
+        _check_outputs(args, rules.replace(target=None) if mode == "deals" else rules)
         if args.ray is not None:
             require("ray", "--ray")
-        result = evaluate(args.agents, rules, mode, n, args.seed, workers, not args.no_progress, args.replays,
-                          args.ray)
-    except (ValueError, AgentActionError, NotImplementedError, ImportError, OSError) as err:
-        print(f"{options.prog}: error: {err}", file=sys.stderr)
+        result = tournament.evaluate(args.agents, rules, mode, n, args.seed, args.workers, not args.no_progress,
+                                     args.replays, args.ray)
+    except BAD_INPUT as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"{options.prog}: interrupted; no report written", file=sys.stderr)
-        return INTERRUPTED
     print(report.table(result))
-    where = f"Ray tasks ({args.ray})" if args.ray is not None else f"{workers} worker(s)"
+    where = f"Ray tasks ({args.ray})" if args.ray is not None else f"{args.workers} worker(s)"
     print(f"\n{time.perf_counter() - start:.1f} s with {where}")
     if args.replays is not None:
         print(f"wrote the replays to {args.replays}")
-    return _write_outputs(result, args, options.prog)
+    return _write_outputs(result, args, prog, written)
 
 
-def _main_format(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog: str) -> int:
+def _main_format(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog: str, written: list[str]) -> int:
     """``--players 3`` or ``4``: run ``evaluation.formats``, print its table, write its JSON and plot."""
     start = time.perf_counter()
     try:
-        _check_outputs(args)
+        _check_outputs(args, rules)
         result = formats.evaluate_format(args.agents, rules, mode, n, args.seed, not args.no_progress)
-    except (ValueError, AgentActionError, ImportError, OSError) as err:
+    except BAD_INPUT as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted; no report written", file=sys.stderr)
-        return INTERRUPTED
     print(formats.table(result))
     print(f"\n{time.perf_counter() - start:.1f} s in one process")
-    return _write_outputs(result, args, prog, formats.plot)
+    return _write_outputs(result, args, prog, written, formats.plot)
 
 
-def _check_outputs(args: argparse.Namespace) -> None:
-    """Before the first game: every output path asked for can be written, and ``--plot`` has matplotlib."""
-    for path, option in ((args.json, "--json"), (args.plot, "--plot")):
-        if path is not None:
-            report.check_output_file(path, option)
+def _check_outputs(args: argparse.Namespace, game_rules: Rules) -> None:
+    """Before the first game: every output path asked for can be written (``gin_env.files``' rules), no two of them
+    are one path, the replay folder holds no replay of this run, and ``--plot`` and the progress bar have their
+    packages."""
+    named: dict[str, str] = {}
+    for path, option, check in ((args.json, "--json", files.check_output_file),
+                                (args.plot, "--plot", files.check_output_file),
+                                (args.replays, "--replays", files.check_output_folder)):
+        if path is None:
+            continue
+        check(path, option)
+        same = named.setdefault(os.path.realpath(path), f"{option} {path}")
+        if same != f"{option} {path}":
+            raise ValueError(f"{option} {path}: the same path as {same}; give each output its own")
+    if args.replays is not None:
+        replay.check_folder(args.replays, tournament.replay_prefixes(args.agents, game_rules, args.seed), "--replays")
     if args.plot is not None:
         require("matplotlib", "--plot")
+    if not args.no_progress:
+        require("tqdm", "the progress bar (--no-progress hides it)")
 
 
-def _write_outputs(result: dict, args: argparse.Namespace, prog: str, plot=None) -> int:
-    """Write the JSON and the plot asked for, announcing each; a failure is one line, and the other still goes."""
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """Inside the block, SIGTERM raises :class:`Terminated` in the main thread (once; a second one is ignored while
+    the first stops the run), so that the worker processes are stopped with the run instead of playing on."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+
+    def stop(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _write_outputs(result: dict, args: argparse.Namespace, prog: str, written: list[str], plot=None) -> int:
+    """Write the JSON and the plot asked for, announcing each (and noting it in ``written``); a failure is one line,
+    and the other still goes."""
     code = 0
     for path, write in ((args.json, report.write_json), (args.plot, plot or report.plot)):
         if path is None:
@@ -125,5 +194,6 @@ def _write_outputs(result: dict, args: argparse.Namespace, prog: str, plot=None)
             print(f"{prog}: error: could not write {path}: {err}", file=sys.stderr)
             code = 1
         else:
+            written.append(path)
             print(f"wrote {path}")
     return code

@@ -23,7 +23,8 @@ import itertools
 import numpy as np
 
 from gin_env import agents, four_players
-from gin_env.evaluation.report import save_figure
+from gin_env.evaluation.progress import Progress
+from gin_env.evaluation.report import legend, save_figure, short_names
 from gin_env.evaluation.stats import normal_interval, ratio_estimate, wilson_interval
 from gin_env.format_table import make_table
 from gin_env.optional import require
@@ -67,9 +68,8 @@ def play_lineups(names: list[str], rules: Rules, n: int, seed: int, progress: bo
     else:
         lineups = list(itertools.combinations(names, 2))
         rotations = 2
-    tqdm = require("tqdm", "evaluation's progress bar").tqdm
     out = []
-    with tqdm(total=n * len(lineups), unit="game", desc="evaluating", disable=not progress) as bar:
+    with Progress(n * len(lineups), "game", progress) as bar:
         for sides in lineups:
             numbers = np.zeros((n, rotations, len(sides), 3))
             for game in range(n):
@@ -77,7 +77,7 @@ def play_lineups(names: list[str], rules: Rules, n: int, seed: int, progress: bo
                     seat_side = _seat_sides(rules.players, rotation)
                     result = play_format_game(rules, [loaded[sides[s]] for s in seat_side], seed, game, rotation)
                     _store(numbers[game, rotation], result, seat_side, rules.players)
-                bar.update(1)
+                bar.add()
             out.append({"sides": list(sides), "numbers": numbers})
     return out
 
@@ -138,9 +138,11 @@ def table(report: dict) -> str:
     """The report as a plain-text table."""
     what = "tables of three, all three rotations" if report["players"] == 3 else "teams, both seatings"
     first = report["lineups"][0]
+    short = short_names(report["agents"])
+    label = _side_labels(report)
     lines = [f"{report['rules']} rules, {report['players']} players, {first['games']} {report['mode']} per "
              f"lineup ({what}), seed {report['seed']}", ""]
-    width = max(len(r["side"]) for t in report["lineups"] for r in t["results"])
+    width = max(len(label[r["side"]]) for t in report["lineups"] for r in t["results"])
     header = f"{'lineup':<6}  {'agent' if report['players'] == 3 else 'team':<{width}}  {'deals':>6}  " \
              f"{'game win rate':>22}  {'points/deal':>16}"
     lines += [header, "-" * len(header)]
@@ -148,17 +150,26 @@ def table(report: dict) -> str:
         for r in t["results"]:
             lo, hi = r["win_rate_ci95"]
             plo, phi = r["points_per_deal_ci95"]
-            lines.append(f"{number:<6}  {r['side']:<{width}}  {r['deals']:>6}  "
+            lines.append(f"{number:<6}  {label[r['side']]:<{width}}  {r['deals']:>6}  "
                          f"{100 * r['win_rate']:5.1f}% [{100 * lo:4.1f}, {100 * hi:4.1f}]  "
                          f"{r['points_per_deal']:+6.2f} ± {(phi - plo) / 2:5.2f}")
-    return "\n".join(lines)
+    return "\n".join(lines + legend(short))
+
+
+def _side_labels(report: dict) -> dict[str, str]:
+    """A side's name in the report (an agent, or a team ``A+A``) -> its label by ``report.short_names``."""
+    short = short_names(report["agents"])
+    if report["players"] == 3:
+        return short
+    return {f"{name}+{name}": f"{label}+{label}" for name, label in short.items()}
 
 
 def plot(report: dict, path: str) -> None:
     """A PNG of each agent's (team's) game win rate and points per deal, with their 95% intervals."""
     require("matplotlib", "--plot").use("Agg")
     plt = require("matplotlib.pyplot", "--plot")
-    rows = [(f"lineup {i}: {r['side']}", r) for i, t in enumerate(report["lineups"], 1) for r in t["results"]]
+    label = _side_labels(report)
+    rows = [(f"lineup {i}: {label[r['side']]}", r) for i, t in enumerate(report["lineups"], 1) for r in t["results"]]
     y = np.arange(len(rows))
     fig, (rates, points) = plt.subplots(1, 2, figsize=(11, 1.4 + 0.5 * len(rows)), sharey=True)
     for axis, key, colour in ((rates, "win_rate", "tab:blue"), (points, "points_per_deal", "tab:purple")):

@@ -4,8 +4,11 @@ This module owns only the executor: the chunks, their seeds and the reassembly b
 (:func:`.tournament.play_pairs`), so a run on Ray gives the report of a local run, number for number. Ray schedules
 the tasks over the cluster's CPUs, moves the data and retries: every model file is put in the object store once and
 every task reads it from there (a worker writes it to its own disk once); results come back in completion order; a
-task that raises or whose worker dies is run again by Ray (``MAX_RETRIES``), and since a task returns its games
-instead of writing them anywhere, a retried chunk is counted once.
+task whose worker or node dies is run again by Ray (``MAX_RETRIES``), and since a task returns its games instead of
+writing them anywhere, a retried chunk is counted once. A task that raises is not run again: its games are a
+function of the task alone, so it would raise again; :class:`TaskError` carries its error to the caller. Before
+connecting to a cluster's ``HOST:PORT``, something must answer there within :data:`CONNECT_TIMEOUT` seconds, as
+``ray.init`` would otherwise wait for it for many minutes.
 
 Test hook: when the environment variable named by :data:`FAULT_VARIABLE` holds ``raise:PATH`` or ``exit:PATH``,
 the first task to create the file PATH (on its node) fails: it raises, or its worker process exits. Every other
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import socket
 import tempfile
 from collections.abc import Iterator
 
@@ -25,8 +29,10 @@ from gin_env import agents
 from gin_env.evaluation.tournament import Task, cached_agent, play_games
 from gin_env.optional import require
 
-#: How many times Ray runs a failed task again (an exception, or its worker or node lost) before giving up.
+#: How many times Ray runs a task again whose worker or node was lost, before giving up.
 MAX_RETRIES = 3
+#: Seconds to wait for a cluster's address to answer before giving up on it.
+CONNECT_TIMEOUT = 5.0
 #: The fault-injection hook for tests (see the module docstring).
 FAULT_VARIABLE = "GIN_ENV_TEST_RAY_FAULT"
 #: Exit status of a worker that the hook ends.
@@ -39,6 +45,10 @@ class InjectedFault(RuntimeError):
     """The failure that the test hook raises in one task."""
 
 
+class TaskError(RuntimeError):
+    """A task's games raised: the message names the games and the error, which is the ``__cause__``."""
+
+
 #: The address that starts a new Ray on this machine rather than joining a cluster.
 LOCAL = "local"
 
@@ -49,9 +59,24 @@ def connect(address: str, cpus: int):
     as it is (and on its Ray)."""
     ray = require("ray", "evaluate --ray")
     if not ray.is_initialized():
+        check_address(address)
         own = {"num_cpus": cpus} if address == LOCAL else {}
         ray.init(address=address, include_dashboard=False, log_to_driver=False, **own)
     return ray
+
+
+def check_address(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Raise ``ConnectionError`` when nothing accepts a connection at a cluster's ``HOST:PORT`` (or
+    ``ray://HOST:PORT``) within ``timeout`` seconds; :data:`LOCAL`, ``"auto"`` and other forms are left to Ray."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as err:
+        reason = "no answer" if isinstance(err, TimeoutError) else err.strerror or str(err)
+        raise ConnectionError(f"--ray {address}: no Ray cluster answers there ({reason} within {timeout:g} s); "
+                              "start one with ray start --head, or check the address") from None
 
 
 def play_chunks(tasks: list[Task], address: str, cpus: int) -> Iterator[tuple[Task, np.ndarray]]:
@@ -60,7 +85,7 @@ def play_chunks(tasks: list[Task], address: str, cpus: int) -> Iterator[tuple[Ta
     ray = connect(address, cpus)
     models = ray.put(_model_files(tasks))
     fault = os.environ.get(FAULT_VARIABLE)
-    remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=True)(run_task)
+    remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(run_task)
     pending = {remote.remote(task, models, fault): task for task in tasks}
     try:
         while pending:
@@ -70,10 +95,23 @@ def play_chunks(tasks: list[Task], address: str, cpus: int) -> Iterator[tuple[Ta
             # of tasks for every task, on a big cluster with thousands of them.
             done, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
             for ref in done:
-                yield pending.pop(ref), ray.get(ref)
+                task = pending.pop(ref)
+                yield task, _result(ray, ref, task)
     finally:
         for ref in pending:
             ray.cancel(ref)
+
+
+def _result(ray, ref, task: Task) -> np.ndarray:
+    """The games of a finished task; :class:`TaskError` with the task's own error in one line when it raised (Ray's
+    message for it is the remote traceback, tens of lines)."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as err:
+        cause = getattr(err, "cause", None) or err
+        first_line = next(iter(str(cause).splitlines()), "")
+        raise TaskError(f"games {task.start}..{task.stop - 1} of {task.a} against {task.b} failed on Ray: "
+                        f"{type(cause).__name__}: {first_line}") from cause
 
 
 def _model_files(tasks: list[Task]) -> dict[str, tuple[str, bytes]]:

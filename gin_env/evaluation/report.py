@@ -1,5 +1,5 @@
-"""The report of an evaluation: the plain-text table, the JSON file and the PNG plot, and the check, made before any
-game, that each output path can be written."""
+"""The report of an evaluation: the plain-text table, the JSON file and the PNG plot (each written atomically, by
+:mod:`gin_env.files`), and the short names that label agents in the table and the plot."""
 
 from __future__ import annotations
 
@@ -8,31 +8,47 @@ import os
 
 import numpy as np
 
+from gin_env import agents, files
 from gin_env.optional import require
-
-
-def check_output_file(path: str, option: str) -> None:
-    """Raise ``OSError`` naming ``option`` when ``path`` cannot be written (a missing folder, a folder in its place,
-    no permission), before an evaluation spends its time; the file itself is not created."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"{option} {path}: is a folder, not a file")
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"{option} {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise PermissionError(f"{option} {path}: permission denied")
 
 
 def write_json(report: dict, path: str) -> None:
     """Write ``report`` to ``path`` as JSON, atomically: a temporary file beside it, then renamed."""
-    temporary = f"{path}.{os.getpid()}.tmp"
-    try:
-        with open(temporary, "w") as f:
-            json.dump(report, f, indent=2)
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    with files.atomic_write(path) as f:
+        json.dump(report, f, indent=2)
+
+
+def short_names(names: list[str]) -> dict[str, str]:
+    """Agent name -> its label in tables and plots: a model file by its name, with as many of its folders in front
+    as set it apart from the other labels (``a/best.zip``, ``b/best.zip``); any other name as it is. The JSON report
+    keeps the names in full."""
+    parts = {name: _path_parts(name) for name in names}
+    depth = dict.fromkeys(names, 1)
+    while True:
+        labels = {name: "/".join(parts[name][-depth[name]:]) if parts[name] else name for name in names}
+        clashing = [name for name in names if parts[name] and depth[name] < len(parts[name])
+                    and list(labels.values()).count(labels[name]) > 1]
+        if not clashing:
+            break
+        for name in clashing:
+            depth[name] += 1
+    # Two spellings of one file (best.zip, ./best.zip) still clash at full depth: they keep their full names.
+    return {name: label if list(labels.values()).count(label) == 1 else name for name, label in labels.items()}
+
+
+def _path_parts(name: str) -> list[str]:
+    """The folders and file name of a model path, or nothing for an agent name or ``module:attr``."""
+    if not agents.is_path(name):
+        return []
+    normal = os.path.normpath(name)
+    if os.altsep is not None:
+        normal = normal.replace(os.altsep, os.sep)
+    return [part for part in normal.split(os.sep) if part]
+
+
+def legend(short: dict[str, str]) -> list[str]:
+    """A line for each agent whose label is not its full name, saying which one it is."""
+    return [f"{label} = {name}" for name, label in short.items() if label != name]
 
 
 def _rate_columns(mode: str) -> list[tuple[str, str]]:
@@ -50,9 +66,10 @@ def table(report: dict) -> str:
     """The report as a plain-text table for the terminal (and the README)."""
     mode = report["mode"]
     first = report["pairs"][0]
+    short = short_names(report["agents"])
     lines = [f"{report['rules']} rules, {first[mode]} duplicate {mode} per pair ({first['games']} games), "
              f"seed {report['seed']}", ""]
-    width = max(len(name) for name in report["agents"])
+    width = max(len(label) for label in short.values())
     columns = _rate_columns(mode)
     header = f"{'A':<{width}}  {'B':<{width}}  {'hands':>6}  {'A points/hand':>16}" + "".join(
         f"  {'A ' + title + ' win rate':>22}" for _, title in columns)
@@ -60,14 +77,14 @@ def table(report: dict) -> str:
     for p in report["pairs"]:
         lo, hi = p["a_points_per_hand_ci95"]
         points = f"{p['a_points_per_hand']:+6.2f} ± {(hi - lo) / 2:5.2f}"
-        lines.append(f"{p['a']:<{width}}  {p['b']:<{width}}  {p['hands']:>6}  {points:>16}" + "".join(
+        lines.append(f"{short[p['a']]:<{width}}  {short[p['b']]:<{width}}  {p['hands']:>6}  {points:>16}" + "".join(
             f"  {_rate(p[key], p[key + '_ci95']):>22}" for key, _ in columns))
-    lines += ["", "Elo: " + ", ".join(f"{name} {rating:.0f}" for name, rating in
+    lines += ["", "Elo: " + ", ".join(f"{short[name]} {rating:.0f}" for name, rating in
                                       sorted(report["elo"].items(), key=lambda item: -item[1]))]
     capped = sum(p["capped_hands"] for p in report["pairs"])
     abandoned = sum(p["abandoned_games"] for p in report["pairs"])
     lines.append(f"Capped hands (R19 turn cap): {capped}; abandoned games (R19a dead hands in a row): {abandoned}")
-    return "\n".join(lines)
+    return "\n".join(lines + legend(short))
 
 
 def plot(report: dict, path: str) -> None:
@@ -76,7 +93,8 @@ def plot(report: dict, path: str) -> None:
     plt = require("matplotlib.pyplot", "--plot")
 
     pairs = report["pairs"]
-    labels = [f"{p['a']} vs {p['b']}" for p in pairs]
+    short = short_names(report["agents"])
+    labels = [f"{short[p['a']]} vs {short[p['b']]}" for p in pairs]
     y = np.arange(len(pairs))
     columns = _rate_columns(report["mode"])
     height = 0.8 / len(columns)
@@ -107,11 +125,8 @@ def save_figure(fig, path: str) -> None:
     """Write ``fig`` to ``path`` as a PNG and close it; written beside it first and then renamed, so a failure or an
     interrupt never leaves a half-written plot under the name asked for."""
     plt = require("matplotlib.pyplot", "--plot")
-    temporary = f"{path}.{os.getpid()}.tmp"
     try:
-        fig.savefig(temporary, dpi=120, format="png")
-        os.replace(temporary, path)
+        with files.atomic_path(path) as temporary:
+            fig.savefig(temporary, dpi=120, format="png")
     finally:
         plt.close(fig)
-        if os.path.exists(temporary):
-            os.unlink(temporary)

@@ -9,37 +9,94 @@ actor's weights (``.npz``, as ``--numpy`` writes them): it joins the average of 
 layers are the models' alone (docs/training.md averages the shipped model with ``ppo_expert_policy.npz`` so).
 ``--numpy`` also writes the exported policy's actor weights for numpy
 (:func:`gin_env.agents.numpy_policy.save_weights`): ``agents/models/ppo_gin_policy.npz`` for the shipped model.
+
+Every source and output is checked before torch is loaded; both files are written under temporary names and
+renamed together at the end, so a failed export leaves the files it was to replace as they were.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+import zipfile
 
+from gin_env import files
 from gin_env.agents.numpy_policy import read_weights, save_weights
 from gin_env.agents.ppo import export_model
+from gin_env.cli import ArgumentParser
 
 #: The file ending of a source that holds an actor's weights rather than a whole model.
 ACTOR_SUFFIX = ".npz"
+#: The ending of the model file written: SB3 appends it to a name without one, so it is asked for.
+MODEL_SUFFIX = ".zip"
+#: What every model archive written by SB3's ``model.save`` holds.
+MODEL_MEMBERS = ("data", "policy.pth")
+DESCRIPTION = "Write the model file to ship, from one MaskablePPO checkpoint or the average of several."
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    """Run the command line; 0 when the file is written (a bad source stops it with a message and code 2)."""
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    """Run the command line; 0 when the files are written, 2 for bad input (one line, nothing written), 1 when a
+    write fails."""
+    parser = ArgumentParser(prog=prog, description=DESCRIPTION)
     parser.add_argument("sources", nargs="+", metavar="SOURCE",
                         help="MaskablePPO model .zip files (train.py's); after the first, also actor weights (.npz)")
     parser.add_argument("--out", required=True, metavar="TARGET", help="the .zip file to write")
     parser.add_argument("--numpy", metavar="WEIGHTS", help="also write the policy's weights for numpy (.npz)")
     args = parser.parse_args(argv)
-    if args.sources[0].endswith(ACTOR_SUFFIX):
-        parser.error(f"the first source must be a model (.zip), not actor weights: {args.sources[0]}")
+    try:
+        _check(args)
+        actors = {path: read_weights(path) for path in args.sources if path.endswith(ACTOR_SUFFIX)}
+    except (OSError, ValueError) as err:
+        parser.error(str(err))
     models = [path for path in args.sources if not path.endswith(ACTOR_SUFFIX)]
     try:
-        actors = {path: read_weights(path) for path in args.sources if path.endswith(ACTOR_SUFFIX)}
-        export_model(models, args.out, actors)
-    except (FileNotFoundError, ValueError) as err:  # read_model's messages name the file and what is wrong
+        with files.atomic_path(args.out) as model_file:
+            export_model(models, model_file, actors)
+            if args.numpy:
+                with files.atomic_path(args.numpy) as weights_file:
+                    save_weights(model_file, weights_file)
+    except ValueError as err:  # read_model's messages name the file and what is wrong
         parser.error(str(err))
+    except OSError as err:
+        print(f"{parser.prog}: error: could not write {args.out}: {err}", file=sys.stderr)
+        return 1
     print(f"wrote {args.out}")
     if args.numpy:
-        save_weights(args.out, args.numpy)
         print(f"wrote {args.numpy}")
     return 0
+
+
+def _check(args: argparse.Namespace) -> None:
+    """Before any work: the outputs can be written and are two files, and every source is there and of its kind.
+    Raises ``OSError`` or ``ValueError`` naming the option or the source."""
+    if not args.out.endswith(MODEL_SUFFIX):
+        raise ValueError(f"--out {args.out}: a model file's name ends in {MODEL_SUFFIX} (SB3 would write "
+                         f"{args.out}{MODEL_SUFFIX})")
+    files.check_output_file(args.out, "--out")
+    if args.numpy is not None:
+        files.check_output_file(args.numpy, "--numpy")
+        if os.path.realpath(args.numpy) == os.path.realpath(args.out):
+            raise ValueError(f"--numpy {args.numpy}: the same file as --out {args.out}; give each its own")
+    if args.sources[0].endswith(ACTOR_SUFFIX):
+        raise ValueError(f"the first source must be a model ({MODEL_SUFFIX}), not actor weights: {args.sources[0]}")
+    for source in args.sources:
+        actor = source.endswith(ACTOR_SUFFIX)
+        if not os.path.exists(source):  # in the words of the loaders (agents.ppo, agents.numpy_policy)
+            raise FileNotFoundError(f"no {'policy weights' if actor else 'model'} file at {source!r}")
+        files.check_input_file(source, "source")
+        if not actor:
+            _check_model_archive(source)
+
+
+def _check_model_archive(path: str) -> None:
+    """Raise ``ValueError`` unless ``path`` is a zip archive holding what SB3's ``model.save`` writes."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError) as err:
+        raise ValueError(f"source {path}: not a model (MaskablePPO models are .zip archives saved by "
+                         f"model.save()): {err}") from None
+    missing = [member for member in MODEL_MEMBERS if member not in names]
+    if missing:
+        raise ValueError(f"source {path}: not a MaskablePPO model: the archive lacks {', '.join(missing)}")

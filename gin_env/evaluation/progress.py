@@ -1,0 +1,56 @@
+"""The evaluation's progress bar: games counted one by one as they end, in whichever process plays them, and a rate
+(and so an ETA) measured on the games alone.
+
+Two things would otherwise make the first ETA wrong by an order of magnitude: a bar that moves by whole chunks
+(a hundred deals, minutes of play with a slow agent) jumps rather than flows, and the wait before the first game
+(starting worker processes, imports, numba's cache, loading a model with torch: up to half a minute) is no measure
+of how fast games are played. So the bar counts single games, and its clock for the rate starts at the first one.
+Hidden (``--no-progress``), it needs no tqdm.
+"""
+
+from __future__ import annotations
+
+import time
+
+from gin_env.optional import require
+
+#: tqdm's weight of the latest rate in its moving average: games are of even length, so a short memory is enough
+#: and the ETA follows a change of pace (a slow pair after a fast one) within seconds.
+SMOOTHING = 0.3
+
+
+class Progress:
+    """A bar of ``total`` ``unit``\\ s (duplicate games), shown on stderr when ``show``; a context manager."""
+
+    def __init__(self, total: int, unit: str, show: bool) -> None:
+        self.done = 0
+        self.bar = None
+        if show:
+            tqdm = require("tqdm", "the progress bar (--no-progress hides it)").tqdm
+            self.bar = tqdm(total=total, unit=unit, desc="evaluating", smoothing=SMOOTHING)
+
+    def to(self, done: int) -> None:
+        """``done`` games are played in all."""
+        if done <= self.done:
+            return
+        if self.bar is not None and self.done == 0:
+            # tqdm's next sample of the rate spans the time and the count since its last print: the start-up wait
+            # and these first games, unless its clock starts now (public attributes of tqdm). Not drawn until that
+            # sample is taken, as the rate tqdm would show meanwhile is the overall average, wait included.
+            self.bar.last_print_t = time.time()
+            self.bar.update(done)
+            self.bar.last_print_n = done
+        elif self.bar is not None:
+            self.bar.update(done - self.done)
+        self.done = done
+
+    def add(self, games: int = 1) -> None:
+        """``games`` more games are played."""
+        self.to(self.done + games)
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()
