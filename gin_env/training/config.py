@@ -7,6 +7,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from gin_env import training
+from gin_env.cli import ArgumentParser
 from gin_env.rules import PRESETS
 
 
@@ -62,21 +63,13 @@ class Args:
     progress: bool = field(default=True, metadata={"help": "show a progress bar (--no-progress hides it)"})
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line, ``PROG: error: MESSAGE``: the usage of forty options before it
-    would bury it (``--help`` lists them)."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def build_parser(prog: str | None = None, options: type = Args, description: str | None = None):
     """The ``argparse`` parser of an ``options`` dataclass (:class:`Args` by default): one option per field, named
     after it with dashes, its default in its help; ``description`` heads the help (by default the first paragraph
     of :mod:`gin_env.training`)."""
     if description is None:
         description = training.__doc__.split("\n\n")[0]
-    parser = OneLineParser(prog=prog, description=description)
+    parser = ArgumentParser(prog=prog, description=description)
     for f in dataclasses.fields(options):
         flag = "--" + f.name.replace("_", "-")
         if f.type == "bool":
