@@ -13,18 +13,24 @@ alone may also have ``act_on_mask(legal_mask, rng) -> action``, the same choice 
 * ``expert``: the strongest heuristic (``agents.expert``);
 * ``search``: determinized Monte Carlo search over the batched engine, on a policy network run in numpy
   (``agents.search``);
-* ``ppo``: the MaskablePPO policy shipped with the package (``agents.ppo``, trained by ``train.py``).
+* ``ppo``: the MaskablePPO policy shipped with the package (trained by ``train.py``), its actor run in numpy
+  (``agents.numpy_policy``), so a core install without torch plays it;
+* ``ppo-expert``: the same network fine-tuned mostly against the expert, in numpy: the search's default guide.
 
-A path to a ``.zip`` saved by sb3-contrib's ``MaskablePPO`` loads as a :class:`agents.ppo.PPOAgent` (sb3-contrib is
-imported only then), a path to a ``.pt`` policy file exported by ``train_rllib.py`` as a
-:class:`agents.torch_policy.TorchPolicyAgent` (torch only, no Ray), and ``package.module:attr`` plugs in any
-strategy without editing this package: ``attr`` is an agent class (made with no arguments), an agent instance, or
-a function ``(view, rng) -> action``.
+A path to a ``.zip`` saved by sb3-contrib's ``MaskablePPO`` loads as a :class:`agents.ppo.PPOAgent` (sb3-contrib and
+torch are imported only then), a path to a ``.pt`` policy file exported by ``train_rllib.py`` as a
+:class:`agents.torch_policy.TorchPolicyAgent` (torch only, no Ray), a path to actor weights (``.npz``,
+``gin-env export --numpy``) as a :class:`agents.numpy_policy.NumpyPolicyAgent` (numpy only), and
+``package.module:attr`` plugs in any strategy without editing this package: ``attr`` is an agent class (made with
+no arguments), an agent instance, or a function ``(view, rng) -> action``. Whatever goes wrong with a plug-in (its
+module does not import or raises while importing, its class's constructor raises, the attribute is no agent) is a
+``ValueError`` naming the spec.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 from typing import Protocol, runtime_checkable
 
@@ -47,7 +53,8 @@ AGENTS = {
     "simple": "gin_env.agents.simple:SimpleAgent",
     "expert": "gin_env.agents.expert:ExpertAgent",
     "search": "gin_env.agents.search:SearchAgent",
-    "ppo": "gin_env.agents.ppo:shipped",
+    "ppo": "gin_env.agents.numpy_policy:shipped",
+    "ppo-expert": "gin_env.agents.numpy_policy:shipped_expert_tuned",
 }
 
 
@@ -64,21 +71,39 @@ class CallableAgent:
         return f"CallableAgent({self.fn!r})"
 
 
+class NotAnAgent(TypeError):
+    """What :func:`as_agent` raises for an object that is no agent (not what an agent's constructor raises)."""
+
+
 def as_agent(obj, what: str = "agent") -> Agent:
     """``obj`` as an :class:`Agent`: an agent class is made with no arguments, an object with ``act`` is kept, a
-    function ``(view, rng) -> action`` is wrapped; ``TypeError`` (naming ``what``) for anything else."""
+    function ``(view, rng) -> action`` is wrapped; :class:`NotAnAgent` (a ``TypeError`` naming ``what``) for anything
+    else, and for a class or function whose signature does not fit. What an agent class's constructor raises goes
+    through unchanged."""
     if isinstance(obj, type):
         if not callable(getattr(obj, "act", None)):
-            raise TypeError(f"{what}: class {obj.__qualname__} has no act(view, rng) method")
-        try:
-            return obj()
-        except TypeError as err:
-            raise TypeError(f"{what}: class {obj.__qualname__} must be made with no arguments: {err}") from None
+            raise NotAnAgent(f"{what}: class {obj.__qualname__} has no act(view, rng) method")
+        _check_signature(obj, 0, f"{what}: class {obj.__qualname__} must be made with no arguments")
+        return obj()
     if callable(getattr(obj, "act", None)):
         return obj
     if callable(obj):
+        _check_signature(obj, 2, f"{what}: function {getattr(obj, '__qualname__', obj)!r} must take (view, rng)")
         return CallableAgent(obj)
-    raise TypeError(f"{what} must be an agent name, an Agent or a callable(view, rng), got {obj!r}")
+    raise NotAnAgent(f"{what} must be an agent name, an Agent or a callable(view, rng), got {obj!r}")
+
+
+def _check_signature(fn, n_args: int, message: str) -> None:
+    """``NotAnAgent(message)`` unless ``fn`` can be called with ``n_args`` positional arguments; a callable whose
+    signature Python cannot read (some built-ins) passes, and its first call tells."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*[None] * n_args)
+    except TypeError as err:
+        raise NotAnAgent(f"{message}: {err}") from None
 
 
 def resolve(obj, what: str = "agent") -> Agent:
@@ -89,28 +114,40 @@ def resolve(obj, what: str = "agent") -> Agent:
 
 def from_import_path(spec: str) -> Agent:
     """The agent named by ``package.module:attr`` (see :func:`as_agent` for what ``attr`` may be); ``ValueError``
-    naming the spec when the module cannot be imported, lacks the attribute, or the attribute is no agent."""
+    naming the spec for any failure of the plug-in: its module does not import (missing, a syntax error, an
+    exception while it runs), it lacks the attribute, the attribute is no agent, or its class's constructor raises.
+    ``KeyboardInterrupt`` and ``SystemExit`` go through."""
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
         raise ValueError(f"agent {spec!r}: write module:attr, e.g. mypackage.players:MyAgent")
     try:
         module = importlib.import_module(module_name)
-    except ImportError as err:
-        raise ValueError(f"agent {spec!r}: cannot import {module_name!r}: {err}") from None
+    except Exception as err:  # a plug-in may raise anything while importing; the caller needs one type
+        raise ValueError(f"agent {spec!r}: cannot import {module_name!r}: {_described(err)}") from err
     target = module
     for part in attr.split("."):
         try:
             target = getattr(target, part)
         except AttributeError:
             raise ValueError(f"agent {spec!r}: module {module_name!r} has no attribute {attr!r}") from None
+        except Exception as err:  # a module __getattr__ or a property may raise anything
+            raise ValueError(f"agent {spec!r}: reading {attr!r} raised {_described(err)}") from err
     try:
         return as_agent(target, f"agent {spec!r}")
-    except TypeError as err:
+    except NotAnAgent as err:
         raise ValueError(str(err)) from None
+    except Exception as err:  # the plug-in's constructor may raise anything
+        raise ValueError(f"agent {spec!r}: making {attr}() raised {_described(err)}") from err
+
+
+def _described(err: BaseException) -> str:
+    """An exception as one line: its type and message (a ``SyntaxError`` names its file and line)."""
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
 
 
 #: File name endings that make :func:`load` read a name as a model file.
-MODEL_SUFFIXES = (".zip", ".pt")
+MODEL_SUFFIXES = (".zip", ".pt", ".npz")
 
 
 def names() -> list[str]:
@@ -125,17 +162,21 @@ def is_path(name: str) -> bool:
 
 def load(name_or_path: str | os.PathLike) -> Agent:
     """The agent called ``name_or_path`` (see :data:`AGENTS`), the policy saved at that path (a MaskablePPO
-    ``.zip``, or a ``.pt`` policy file of ``train_rllib.py``), or the agent named by ``module:attr``
-    (:func:`from_import_path`).
+    ``.zip``, a ``.pt`` policy file of ``train_rllib.py``, or actor weights for numpy, ``.npz``, as
+    ``gin-env export --numpy`` writes them), or the agent named by ``module:attr`` (:func:`from_import_path`).
 
-    Raises ``ValueError`` for an unknown name, a file that is not a model of this env or a ``module:attr`` that does
-    not import or is no agent, and ``FileNotFoundError`` for a missing model file."""
+    Raises ``ValueError`` for an unknown name, a file that is not a model of this env (named, with what is wrong) or
+    a ``module:attr`` plug-in that fails in any way, and ``FileNotFoundError`` for a missing model file."""
     if isinstance(name_or_path, os.PathLike) or is_path(str(name_or_path)):
         path = os.fspath(name_or_path)
         if path.endswith(".pt"):
             from gin_env.agents.torch_policy import load_policy
 
             return load_policy(path)
+        if path.endswith(".npz"):
+            from gin_env.agents.numpy_policy import load_policy as load_weights
+
+            return load_weights(path)
         from gin_env.agents.ppo import load_model
 
         return load_model(path)
@@ -145,5 +186,5 @@ def load(name_or_path: str | os.PathLike) -> Agent:
         return getattr(importlib.import_module(module), cls)()
     if ":" in name:
         return from_import_path(name)
-    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(names())}, a path to a MaskablePPO .zip "
-                     "or a train_rllib.py .pt, or module:attr")
+    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(names())}, a path to a MaskablePPO .zip, "
+                     "a train_rllib.py .pt or actor weights .npz, or module:attr")

@@ -41,6 +41,8 @@ from gin_env.observation import PlayerView
 from gin_env.rules import STOCK_AFTER_DEAL
 from gin_env.taken_card import kept_card
 
+from .params import check_number
+
 
 @dataclass(frozen=True)
 class ExpertParams:
@@ -63,6 +65,14 @@ class ExpertParams:
     #: points per unit of chance that the next draw makes gin: a player that waits for gin should race for it.
     gin_weight: float = 30.0
 
+    def __post_init__(self) -> None:
+        check_number("expert", "take_margin", self.take_margin)
+        check_number("expert", "danger_weight", self.danger_weight, low=0)
+        check_number("expert", "evidence_shrink", self.evidence_shrink, low=0, high=1)
+        for key in ("early_knock", "late_knock", "gin_weight"):
+            check_number("expert", key, getattr(self, key), low=0)
+        check_number("expert", "fade_draws", self.fade_draws, low=0, low_open=True)
+
 
 class ExpertAgent:
     """Heuristic play from the view alone: one-draw lookahead discards, safe discards, a falling knock threshold.
@@ -70,6 +80,8 @@ class ExpertAgent:
     Deterministic: the generator is not used; ties go to the higher-valued, then the higher-id, card."""
 
     def __init__(self, params: ExpertParams | None = None) -> None:
+        if params is not None and not isinstance(params, ExpertParams):
+            raise TypeError(f"ExpertAgent params must be an ExpertParams, got {params!r}")
         self.params = params or ExpertParams()
 
     def __repr__(self) -> str:

@@ -1,11 +1,13 @@
-"""PPO policy networks run in numpy: the search agent's guides, with no torch.
+"""PPO policy networks run in numpy: the ``ppo`` and ``ppo-expert`` agents and the search agent's guides, with no
+torch.
 
 :class:`NumpyPolicyAgent` computes the same action logits as a MaskablePPO model's actor (``agents/networks.py``:
-``CardFeatures`` and ``CardActionHead``), from weights stored in a ``.npz`` file, so the search agent
-(``agents/search.py``) plays a learned policy in its rollouts on a core install. Two ship (:data:`SHIPPED`): the
-``ppo`` agent's, and ``ppo-expert``, the search's default guide. The arrays keep the torch names and shapes of the
-actor's parameters; :func:`save_weights` writes them from a model file (``gin-env export --numpy``), and a test
-holds the shipped ``ppo`` weights to the shipped ``.zip``.
+``CardFeatures`` and ``CardActionHead``), from weights stored in a ``.npz`` file, so a core install plays the learned
+policies: ``agents.load("ppo")`` and the search agent's rollouts. Two ship (:data:`SHIPPED`): the shipped model's
+actor (``ppo``), and ``ppo-expert``, the search's default guide. The arrays keep the torch names and shapes of the
+actor's parameters; :func:`save_weights` writes them from a model file (``gin-env export --numpy``), a test holds the
+shipped ``ppo`` weights to the shipped ``.zip``, and another that both pick the same actions. A weights file is
+checked whole from its array headers (:func:`check_shapes`) before any array is read.
 
 The convolutions run as matrix products over the suit x rank grid: a (1 x 3) kernel along the ranks is three
 products, one per tap, shifted and summed; the (4 x 1) kernel over the suits is one product per rank.
@@ -13,15 +15,18 @@ products, one per tap, shifted and summed; the (4 x 1) kernel over the suits is 
 
 from __future__ import annotations
 
+import math
 import os
 import zipfile
 
 import numpy as np
 
 from gin_env import cards
-from gin_env.actions import N_ACTIONS
+from gin_env.actions import DISCARD_BASE
+from gin_env.files import atomic_write
 from gin_env.observation import OBS_SIZE, PLANES
 
+from .params import check_flag
 from .ppo import PolicyAgent, read_model
 
 _MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
@@ -48,7 +53,13 @@ class NumpyPolicyAgent(PolicyAgent):
     sampled with the caller's generator (``PolicyAgent``)."""
 
     def __init__(self, weights: dict[str, np.ndarray], path: str | None = None, deterministic: bool = True) -> None:
+        check_flag("numpy policy agent", "deterministic", deterministic)
+        source = repr(path) if path else "the policy weights"
+        check_shapes({key: np.shape(weights[key]) for key in PARAMETERS if key in weights}, source)
         w = {key: np.asarray(weights[key], dtype=np.float32) for key in PARAMETERS}
+        bad = [key for key, value in w.items() if not np.isfinite(value).all()]
+        if bad:
+            raise ValueError(f"{source} holds weights that are not finite numbers: {', '.join(bad)}")
         self.path, self.deterministic = path, deterministic
         self.channels = w[_FEATURES + "runs.bias"].size
         c = self.channels
@@ -109,37 +120,97 @@ def _shift_sum(products: np.ndarray, out: int) -> np.ndarray:
     return result
 
 
-def read_weights(path: str) -> dict[str, np.ndarray]:
-    """The actor weights saved at ``path`` by :func:`save_weights`, by their torch names (:data:`PARAMETERS`).
+#: The most numbers a weights file may hold, checked from the array headers before any array is read: a compressed
+#: file of a few megabytes could otherwise expand into gigabytes. The shipped actors hold about 0.2 million.
+MAX_WEIGHTS = 2**25
 
-    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a file that is not such weights."""
+
+def check_shapes(shapes: dict[str, tuple], source: str) -> None:
+    """``ValueError`` naming ``source`` unless ``shapes`` (by torch name) are those of a complete actor of
+    :class:`agents.networks.CardPolicy`: every one of :data:`PARAMETERS`, each of the shape that the widths read
+    from the biases (channels, global numbers, hidden units) give it, and no more than :data:`MAX_WEIGHTS` in all."""
+    missing = [key for key in PARAMETERS if key not in shapes]
+    if missing:
+        raise ValueError(f"{source} lacks the policy weights {', '.join(missing)}")
+    widths = []
+    for key in (_FEATURES + "runs.bias", _FEATURES + "summary.0.bias", _HEAD + "card.bias"):
+        if len(shapes[key]) != 1 or shapes[key][0] < 1:
+            raise ValueError(f"{source} holds weights of another network shape: its {key!r} has shape "
+                             f"{tuple(shapes[key])}, not (width,)")
+        widths.append(int(shapes[key][0]))
+    expected = _expected_shapes(*widths)
+    for key in PARAMETERS:
+        if tuple(shapes[key]) != expected[key]:
+            raise ValueError(f"{source} holds weights of another network shape: its {key!r} has shape "
+                             f"{tuple(shapes[key])}, not {expected[key]}")
+    total = sum(math.prod(shape) for shape in expected.values())
+    if total > MAX_WEIGHTS:
+        raise ValueError(f"{source} holds a network of {total:,} weights; a policy file holds at most "
+                         f"{MAX_WEIGHTS:,}")
+
+
+def _expected_shapes(channels: int, global_dim: int, hidden: int) -> dict[str, tuple]:
+    """The torch shape of each of :data:`PARAMETERS` for an actor of these widths (``agents/networks.py``)."""
+    c, planes = channels, len(PLANES)
+    features = {"runs.weight": (c, planes, 1, 3), "runs.bias": (c,), "sets.weight": (c, planes, cards.N_SUITS, 1),
+                "sets.bias": (c,), "mix.weight": (c, 2 * c, 1, 3), "mix.bias": (c,),
+                "summary.0.weight": (global_dim, c * cards.N_CARDS + OBS_SIZE - _N_PLANE_ENTRIES),
+                "summary.0.bias": (global_dim,)}
+    head = {"card.weight": (hidden, c, 1), "card.bias": (hidden,), "context.weight": (hidden, global_dim),
+            "context.bias": (hidden,), "card_out.weight": (2, hidden, 1), "card_out.bias": (2,),
+            "free_out.weight": (DISCARD_BASE, global_dim), "free_out.bias": (DISCARD_BASE,)}
+    return {**{_FEATURES + k: v for k, v in features.items()}, **{_HEAD + k: v for k, v in head.items()}}
+
+
+def read_weights(path: str) -> dict[str, np.ndarray]:
+    """The actor weights saved at ``path`` by :func:`save_weights`, by their torch names (:data:`PARAMETERS`; other
+    arrays in the file are not read).
+
+    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a file that is not such weights: not an
+    ``.npz``, an array missing, of another shape (:func:`check_shapes`) or not of floating-point numbers, all told
+    from the array headers before any array is read."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no policy weights file at {path!r}")
+    headers = _array_headers(path)
+    check_shapes({key: shape for key, (shape, _) in headers.items()}, repr(path))
+    not_float = [key for key, (_, dtype) in headers.items() if dtype.kind != "f"]
+    if not_float:
+        raise ValueError(f"{path!r} holds weights that are not floating-point numbers: {', '.join(not_float)}")
     try:
         with np.load(path, allow_pickle=False) as archive:
-            weights = {key: archive[key] for key in archive.files}
-    except (OSError, ValueError, zipfile.BadZipFile) as err:
+            return {key: archive[key] for key in headers}
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as err:  # a damaged archive, past its headers
         raise ValueError(f"{path!r} is not a policy weights file (.npz written by gin-env export --numpy): "
                          f"{err}") from err
-    missing = [key for key in PARAMETERS if key not in weights]
-    if missing:
-        raise ValueError(f"{path!r} lacks the policy weights {', '.join(missing)}")
-    return weights
+
+
+def _array_headers(path: str) -> dict[str, tuple[tuple, np.dtype]]:
+    """(shape, dtype) of each array of :data:`PARAMETERS` in the ``.npz`` at ``path``, from its header alone."""
+    headers = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = set(archive.namelist())
+            for key in PARAMETERS:
+                if key + ".npy" not in members:
+                    continue
+                with archive.open(key + ".npy") as member:
+                    version = np.lib.format.read_magic(member)
+                    if version not in ((1, 0), (2, 0)):
+                        raise ValueError(f"array format version {version}")
+                    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                        np.lib.format.read_array_header_2_0
+                    shape, _, dtype = read(member)
+                headers[key] = (shape, dtype)
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as err:  # not a zip, or a header numpy cannot read
+        raise ValueError(f"{path!r} is not a policy weights file (.npz written by gin-env export --numpy): "
+                         f"{err}") from err
+    return headers
 
 
 def load_policy(path: str, deterministic: bool = True) -> NumpyPolicyAgent:
-    """The agent of the actor weights saved at ``path`` by :func:`save_weights`.
-
-    Raises what :func:`read_weights` raises, and ``ValueError`` for weights of another network shape."""
-    weights = read_weights(path)
-    try:
-        agent = NumpyPolicyAgent(weights, path, deterministic)
-        shape = agent.logits(np.zeros((1, OBS_SIZE), dtype=np.float32)).shape
-    except (ValueError, IndexError) as err:  # numpy's shape errors
-        raise ValueError(f"{path!r} holds weights of another network shape: {err}") from err
-    if shape != (1, N_ACTIONS):
-        raise ValueError(f"{path!r} holds a network with {shape[1]} actions; GinRummy-v0 has {N_ACTIONS}")
-    return agent
+    """The agent of the actor weights saved at ``path`` by :func:`save_weights`. Raises what :func:`read_weights`
+    raises, and ``ValueError`` for weights that are not finite numbers."""
+    return NumpyPolicyAgent(read_weights(path), path, deterministic)
 
 
 def save_weights(model_path: str, target: str) -> None:
@@ -147,16 +218,22 @@ def save_weights(model_path: str, target: str) -> None:
     :func:`load_policy`. Raises what ``read_model`` raises for a bad model file."""
     policy = read_model(model_path, "exporting a policy's weights").policy
     state = policy.state_dict()
-    with open(target, "wb") as out:
+    with atomic_write(target, "wb") as out:
         np.savez_compressed(out, **{key: state[key].cpu().numpy() for key in PARAMETERS})
 
 
 def shipped(name: str = "ppo") -> NumpyPolicyAgent:
-    """A shipped actor by its name in :data:`SHIPPED`: "ppo", the shipped model's (the search agent's
-    ``guide="ppo"``), or "ppo-expert", the one fine-tuned against the expert."""
+    """A shipped actor by its name in :data:`SHIPPED`: "ppo", the shipped model's (``agents.load("ppo")``, the search
+    agent's ``guide="ppo"``), or "ppo-expert", the one fine-tuned against the expert."""
     if name not in SHIPPED:
         raise ValueError(f"no shipped policy weights named {name!r}; there are {', '.join(SHIPPED)}")
     path = SHIPPED[name]
     if not os.path.isfile(path):
         raise FileNotFoundError(f"the shipped policy weights {path!r} are missing from this installation")
     return load_policy(path)
+
+
+def shipped_expert_tuned() -> NumpyPolicyAgent:
+    """The shipped actor fine-tuned mostly against the expert (``agents.load("ppo-expert")``), the search's default
+    guide."""
+    return shipped("ppo-expert")

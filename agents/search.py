@@ -54,22 +54,25 @@ Version history:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from gin_env import cards, engine, meld_partners, solver
+from gin_env import cards, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.batch import HandBatch
 from gin_env.batch_observation import batch_view
-from gin_env.engine import DEALT, DISCARD, DRAW, OFFER, OVER
+from gin_env.engine import DISCARD, DRAW, OFFER, OVER
 from gin_env.observation import PlayerView, encode
-from gin_env.rules import HAND_SIZE, Rules
+from gin_env.rules import Rules
 
 from . import numpy_policy
+from .determinize import determinize
 from .expert import ExpertAgent
+from .params import check_flag, check_number
 from .simple import SimpleAgent
 
 _SIMPLE = SimpleAgent()
@@ -80,6 +83,11 @@ _NO_CHANCE = np.random.default_rng(0)
 #: The guides by name: the expert, or a shipped network (``numpy_policy.SHIPPED``); a path to a ``.npz`` of policy
 #: weights is a guide too.
 GUIDES = ("expert", *numpy_policy.SHIPPED)
+
+
+#: The most ``replay`` steps per opponent discard: each step solves every sampled hand, so the cost of a decision
+#: grows with it (docs/search.md measured 0 to 2).
+MAX_REPLAY = 8.0
 
 
 @dataclass(frozen=True)
@@ -119,36 +127,35 @@ class SearchParams:
     trust: float | None = 0.9
 
     def __post_init__(self) -> None:
-        for key in ("samples", "round_samples", "discards"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"search parameter {key!r} must be an integer >= 1, got {value!r}")
-        if not isinstance(self.guide, str) or not (self.guide in GUIDES or self.guide.endswith(".npz")):
+        if not isinstance(self.guide, str):
+            raise TypeError(f"search parameter 'guide' must be a name or a path, got {self.guide!r}")
+        if not (self.guide in GUIDES or self.guide.endswith(".npz")):
             raise ValueError(f"search parameter 'guide' must be one of {', '.join(GUIDES)} or a path to policy "
                              f"weights (.npz), got {self.guide!r}")
-        if not isinstance(self.search_draws, bool):
-            raise ValueError(f"search parameter 'search_draws' must be True or False, got {self.search_draws!r}")
-        if self.time_ms is not None and not self.time_ms > 0:
-            raise ValueError(f"search parameter 'time_ms' must be positive or None, got {self.time_ms!r}")
+        for key in ("samples", "round_samples", "discards"):
+            check_number("search", key, getattr(self, key), integer=True, low=1)
+        check_number("search", "time_ms", self.time_ms, low=0, low_open=True, none=True)
+        check_flag("search", "search_draws", self.search_draws)
         for key in ("shunned_weight", "partner_weight"):
-            if not getattr(self, key) > 0:
-                raise ValueError(f"search parameter {key!r} must be positive, got {getattr(self, key)!r}")
-        if not self.replay >= 0:
-            raise ValueError(f"search parameter 'replay' must be >= 0, got {self.replay!r}")
-        if self.trust is not None and not (isinstance(self.trust, (int, float)) and 0.0 < self.trust <= 1.0):
-            raise ValueError(f"search parameter 'trust' must lie in (0, 1] or be None, got {self.trust!r}")
-        if not self.margin >= 0:
-            raise ValueError(f"search parameter 'margin' must be >= 0, got {self.margin!r}")
-        if not 0.0 <= self.points_weight <= 1.0:
-            raise ValueError(f"search parameter 'points_weight' must lie in [0, 1], got {self.points_weight!r}")
+            check_number("search", key, getattr(self, key), low=0, low_open=True)
+        check_number("search", "replay", self.replay, low=0, high=MAX_REPLAY)
+        check_number("search", "points_weight", self.points_weight, low=0, high=1)
+        check_number("search", "margin", self.margin, low=0)
+        check_number("search", "trust", self.trust, low=0, low_open=True, high=1, none=True)
 
 
 class SearchAgent:
     """Determinized Monte Carlo search from the view alone (see the module docstring)."""
 
     def __init__(self, params: SearchParams | None = None, **overrides) -> None:
+        if params is not None and not isinstance(params, SearchParams):
+            raise TypeError(f"SearchAgent params must be a SearchParams, got {params!r}")
+        unknown = sorted(set(overrides) - set(SearchParams.__dataclass_fields__))
+        if unknown:
+            raise TypeError(f"SearchAgent has no parameter {', '.join(map(repr, unknown))}; its parameters are "
+                            f"{', '.join(SearchParams.__dataclass_fields__)}")
         base = params or SearchParams()
-        self.params = SearchParams(**{**base.__dict__, **overrides}) if overrides else base
+        self.params = dataclasses.replace(base, **overrides) if overrides else base
         guide = self.params.guide
         if guide == "expert":
             self._guide, self._rollout = ExpertAgent(), _SIMPLE
@@ -259,124 +266,6 @@ class SearchAgent:
         play_out(batch, rng, self._rollout)
         points = batch.player_points(games, np.full(n * k, view.player))
         return hand_value(view, points, p.points_weight).reshape(n, k)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Determinization
-# ---------------------------------------------------------------------------------------------------------------
-
-def hidden_weights(view: PlayerView, shunned_weight: float, partner_weight: float) -> np.ndarray:
-    """(52,) sampling weight of each card for the opponent's hidden hand: 0 off the unseen cards; else 1, times
-    ``shunned_weight`` next to a card the opponent discarded or declined, times ``partner_weight`` next to a card it
-    took from the pile and holds."""
-    shunned = partners = 0
-    for c in cards.to_ids(view.opponent_discards | view.opponent_declined):
-        shunned |= meld_partners.NEIGHBOURS[c]
-    for c in cards.to_ids(view.opponent_known):
-        partners |= meld_partners.NEIGHBOURS[c]
-    weights = np.zeros(cards.N_CARDS)
-    for c in cards.to_ids(view.unseen):
-        weights[c] = (shunned_weight if shunned >> c & 1 else 1.0) * (partner_weight if partners >> c & 1 else 1.0)
-    return weights
-
-
-def determinize(view: PlayerView, n: int, rng: np.random.Generator, shunned_weight: float = 0.5,
-                partner_weight: float = 2.0, replay: float = 0.5) -> list[engine.HandState]:
-    """``n`` full hand states that ``view`` cannot tell apart from the real one: the viewer's hand, the pile, the
-    public records and the phase as the view shows them, the opponent holding the cards it is known to hold plus
-    cards drawn from the unseen ones by :func:`hidden_weights` (without replacement, Efraimidis-Spirakis keys), the
-    other unseen cards the stock in random order.
-
-    What the view does not show is rebuilt as the least it implies: the viewer's own discards are the face-up cards
-    the opponent did not discard, its own declined cards are empty, the order of the pile under its top card is
-    arbitrary (no rule reaches it), ``turns`` counts the discards seen, and the counters of R60 and R61 start at 0."""
-    if not view.to_act:
-        raise ValueError("determinize needs the view of the player to act")
-    rules = view.rules
-    me, opp = view.player, 1 - view.player
-    unseen = cards.to_ids(view.unseen)
-    hidden = HAND_SIZE - view.opponent_known.bit_count()
-    if len(unseen) != hidden + view.stock_size:
-        raise ValueError(f"view is inconsistent: {len(unseen)} unseen cards for {hidden} hidden and "
-                         f"{view.stock_size} in the stock")
-    weights = hidden_weights(view, shunned_weight, partner_weight)[unseen]
-    held = _sample_hidden(view, np.asarray(unseen, dtype=np.int64), weights, hidden, n, rng, replay)
-    # The rest of the unseen cards, in a uniformly random order, are the stock.
-    order = np.argsort(np.where(held, np.inf, rng.random(held.shape)), axis=1, kind="stable")
-    unseen_arr = np.asarray(unseen, dtype=np.int64)
-
-    top = view.top_discard
-    top_bit = 1 << top if top != engine.NO_CARD else 0
-    upcard = view.initial_upcard
-    upcard_bit = 1 << upcard if upcard != engine.NO_CARD else 0
-    own_known = view.hand & (view.opponent_discards | upcard_bit)
-    visible = view.pile_rest | top_bit | view.opponent_known | own_known
-    own_discards = visible & ~view.opponent_discards
-    # The pile: the upcard at the bottom while it lies there untaken, the top card last.
-    rest = cards.to_ids(view.pile_rest)
-    if upcard_bit & view.pile_rest:
-        rest = [upcard] + [c for c in rest if c != upcard]
-    pile = tuple(rest) + ((top,) if top != engine.NO_CARD else ())
-    stock_top = cards.N_CARDS - view.stock_size
-    phase = view.phase
-    taken = view.taken
-    both_passed = phase == DRAW and bool(pile) and not view.legal_mask[TAKE_DISCARD]
-    must_knock = phase == DISCARD and taken != engine.NO_CARD and view.stock_size == rules.wall
-    turns = own_discards.bit_count() + view.opponent_discards.bit_count()
-    known = _pair(me, own_known, view.opponent_known)
-    discarded = _pair(me, own_discards, view.opponent_discards)
-    declined = _pair(me, 0, view.opponent_declined)
-    dealer = me if view.is_dealer else opp
-    played = [c for c in range(cards.N_CARDS) if not view.unseen >> c & 1 and c != upcard]
-
-    out = []
-    for row in range(n):
-        mine = unseen_arr[held[row]].tolist()
-        opp_hand = view.opponent_known | cards.to_mask(mine)
-        stock = unseen_arr[order[row, :view.stock_size]].tolist()
-        # Cards dealt or drawn so far fill the deck above the stock, the upcard at its place (R10).
-        front = played + mine
-        if upcard != engine.NO_CARD:
-            front = front[:DEALT] + [upcard] + front[DEALT:]
-        deck = tuple(front + stock)
-        out.append(engine.HandState(
-            rules=rules, deck=deck, hands=_pair(me, view.hand, opp_hand), stock_top=stock_top, pile=pile,
-            dealer=dealer, current=me, phase=phase, taken=taken, both_passed=both_passed, must_knock=must_knock,
-            initial_upcard=upcard, knock_limit=view.knock_limit, turns=min(turns, rules.max_turns or turns),
-            known=known, discarded=discarded, declined=declined, outcome=None))
-    return out
-
-
-def _sample_hidden(view: PlayerView, unseen: np.ndarray, weights: np.ndarray, hidden: int, n: int,
-                   rng: np.random.Generator, replay: float) -> np.ndarray:
-    """(n, len(unseen)) bool: which unseen cards the opponent holds in each sample. A weighted draw without
-    replacement (Efraimidis-Spirakis keys: the ``hidden`` smallest -log(u)/w), then ``replay`` times as many
-    improvement steps as the opponent has discarded: draw one more unseen card (weighted), shed the hidden card that
-    leaves its whole hand the least deadwood (ties at random). A player who has drawn and discarded for a while holds
-    a hand that has kept its best cards, so the samples lean toward formed hands as the hand goes on."""
-    u = unseen.size
-    held = np.zeros((n, u), dtype=bool)
-    if hidden == 0:
-        return held
-    keys = -np.log(rng.random((n, u))) / weights
-    held[np.arange(n)[:, None], np.argpartition(keys, hidden - 1, axis=1)[:, :hidden]] = True
-    steps = int(round(replay * view.opponent_discards.bit_count()))
-    if steps == 0 or hidden == u:
-        return held
-    bits = cards.card_bits(unseen)
-    rows = np.arange(n)
-    for _ in range(steps):
-        keys = np.where(held, np.inf, -np.log(rng.random((n, u))) / weights)
-        held[rows, keys.argmin(axis=1)] = True
-        masks = np.bitwise_or.reduce(np.where(held, bits, np.uint64(0)), axis=1) | np.uint64(view.opponent_known)
-        after = solver.discard_deadwoods_of_masks(masks)[:, unseen].astype(np.float64)
-        after = np.where(held, after + rng.random((n, u)) * 0.5, np.inf)
-        held[rows, after.argmin(axis=1)] = False
-    return held
-
-
-def _pair(me: int, mine, theirs) -> tuple:
-    return (mine, theirs) if me == 0 else (theirs, mine)
 
 
 # ---------------------------------------------------------------------------------------------------------------

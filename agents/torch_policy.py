@@ -13,7 +13,9 @@ import os
 import numpy as np
 
 from gin_env.actions import N_ACTIONS
+from gin_env.agents.params import check_flag
 from gin_env.agents.ppo import PolicyAgent
+from gin_env.files import atomic_write
 from gin_env.observation import OBS_SIZE
 from gin_env.optional import require
 
@@ -38,19 +40,14 @@ def save_policy(layers: list, path: str, meta: dict) -> None:
         else:
             raise ValueError(f"a policy file holds only linear layers and {', '.join(ACTIVATIONS)}; got {layer!r}")
     state = {key: value.detach().cpu().clone() for key, value in nn.Sequential(*layers).state_dict().items()}
-    torch.save({"format": FORMAT, "layers": spec, "state_dict": state, "meta": meta}, path)
+    with atomic_write(path, "wb") as out:
+        torch.save({"format": FORMAT, "layers": spec, "state_dict": state, "meta": meta}, out)
 
 
 def _network(spec: list) -> nn.Sequential:
-    layers = []
-    for entry in spec:
-        if entry[0] == "linear":
-            layers.append(nn.Linear(entry[1], entry[2]))
-        elif entry[0] in ACTIVATIONS:
-            layers.append(ACTIVATIONS[entry[0]]())
-        else:
-            raise ValueError(f"unknown layer {entry!r}")
-    return nn.Sequential(*layers)
+    """The layers of a layer list that :func:`_tensor_shapes` accepted."""
+    return nn.Sequential(*(nn.Linear(entry[1], entry[2]) if entry[0] == "linear" else ACTIVATIONS[entry[0]]()
+                           for entry in spec))
 
 
 class TorchPolicyAgent(PolicyAgent):
@@ -59,6 +56,7 @@ class TorchPolicyAgent(PolicyAgent):
 
     def __init__(self, network: nn.Sequential, path: str | None = None, meta: dict | None = None,
                  deterministic: bool = True) -> None:
+        check_flag("torch policy agent", "deterministic", deterministic)
         self.network = network.eval()
         self.path = path
         self.meta = meta or {}
@@ -75,8 +73,8 @@ class TorchPolicyAgent(PolicyAgent):
 
 
 def load_policy(path: str, deterministic: bool = True) -> TorchPolicyAgent:
-    """The agent of the policy file at ``path``. ``FileNotFoundError`` for a missing file, ``ValueError`` for a
-    file that is not a policy of this env."""
+    """The agent of the policy file at ``path``. ``FileNotFoundError`` for a missing file, ``ValueError`` naming the
+    file and what is wrong for a file that is not a policy of this env (checked whole before any layer is built)."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no policy file at {path!r}")
     try:
@@ -85,10 +83,60 @@ def load_policy(path: str, deterministic: bool = True) -> TorchPolicyAgent:
         raise ValueError(f"{path!r} could not be read as a torch policy file: {err}") from err
     if not isinstance(saved, dict) or saved.get("format") != FORMAT:
         raise ValueError(f"{path!r} is not a gin-env policy file (saved by train_rllib.py)")
+    missing = [key for key in ("layers", "state_dict", "meta") if key not in saved]
+    if missing:
+        raise ValueError(f"{path!r} is a damaged policy file: it lacks {', '.join(missing)}")
+    if not isinstance(saved["meta"], dict):
+        raise ValueError(f"{path!r} is a damaged policy file: its meta is a {type(saved['meta']).__name__}, not a "
+                         "dict")
+    _check_tensors(path, saved["state_dict"], _tensor_shapes(path, saved["layers"]))
     network = _network(saved["layers"])
     network.load_state_dict(saved["state_dict"])
-    sizes = [entry for entry in saved["layers"] if entry[0] == "linear"]
-    if not sizes or sizes[0][1] != OBS_SIZE or sizes[-1][2] != N_ACTIONS:
-        raise ValueError(f"{path!r} is a policy for another env: GinRummy-v0 has {OBS_SIZE} observation entries "
-                         f"and {N_ACTIONS} actions")
     return TorchPolicyAgent(network, path, saved["meta"], deterministic)
+
+
+def _tensor_shapes(path: str, layers) -> dict[str, tuple]:
+    """The shape of every tensor the layer list ``layers`` needs, by its ``nn.Sequential`` name; ``ValueError`` for
+    a list that is not linear layers and activations from ``OBS_SIZE`` inputs to ``N_ACTIONS`` outputs."""
+    if not isinstance(layers, list) or not layers:
+        raise ValueError(f"{path!r} is a damaged policy file: its layers are {layers!r}, not a list of layers")
+    shapes, width = {}, OBS_SIZE
+    for i, entry in enumerate(layers):
+        kind = entry[0] if isinstance(entry, (list, tuple)) and entry and isinstance(entry[0], str) else None
+        if kind == "linear" and len(entry) == 3 and all(_is_size(n) for n in entry[1:]):
+            if entry[1] != width:
+                raise ValueError(f"{path!r}: layer {i} takes {entry[1]} inputs where "
+                                 f"{'the layers before give' if shapes else 'the observation has'} {width}")
+            shapes[f"{i}.weight"], shapes[f"{i}.bias"] = (entry[2], entry[1]), (entry[2],)
+            width = entry[2]
+        elif kind not in ACTIVATIONS or len(entry) != 1:
+            raise ValueError(f"{path!r}: layer {i} is {entry!r}; a layer is ['linear', inputs, outputs] (positive "
+                             f"integers) or one of {', '.join(repr([name]) for name in ACTIVATIONS)}")
+    if not shapes or width != N_ACTIONS:
+        raise ValueError(f"{path!r} is a policy for another env: it gives {width} outputs; GinRummy-v0 has "
+                         f"{N_ACTIONS} actions")
+    return shapes
+
+
+def _is_size(n) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool) and n >= 1
+
+
+def _check_tensors(path: str, state, shapes: dict[str, tuple]) -> None:
+    """``ValueError`` unless ``state`` holds exactly the tensors of ``shapes``, of those shapes, finite floats."""
+    if not isinstance(state, dict):
+        raise ValueError(f"{path!r} is a damaged policy file: its state_dict is a {type(state).__name__}")
+    missing = [key for key in shapes if key not in state]
+    extra = [str(key) for key in state if key not in shapes]
+    if missing or extra:
+        raise ValueError(f"{path!r}: its weights do not match its layers: "
+                         + "; ".join(f"{what} {', '.join(keys)}" for what, keys in (("missing", missing),
+                                                                                 ("unexpected", extra)) if keys))
+    for key, shape in shapes.items():
+        tensor = state[key]
+        if not isinstance(tensor, torch.Tensor) or not tensor.is_floating_point():
+            raise ValueError(f"{path!r}: weight {key} is not a tensor of floating-point numbers")
+        if tuple(tensor.shape) != shape:
+            raise ValueError(f"{path!r}: weight {key} has shape {tuple(tensor.shape)}; its layer needs {shape}")
+        if not torch.isfinite(tensor).all():
+            raise ValueError(f"{path!r}: weight {key} holds numbers that are not finite")

@@ -183,7 +183,7 @@ def test_load_builtin_agents():
     assert isinstance(agents.load("random"), RandomAgent)
     assert isinstance(agents.load("simple"), SimpleAgent)
     assert isinstance(agents.load("simple"), agents.Agent)
-    assert agents.names() == ["expert", "ppo", "random", "search", "simple"]
+    assert agents.names() == ["expert", "ppo", "ppo-expert", "random", "search", "simple"]
 
 
 def test_load_unknown_names_fail_clearly():

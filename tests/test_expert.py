@@ -154,3 +154,19 @@ def test_batched_expert_makes_the_scalar_experts_choices(preset):
             scores = tuple(int(x) for x in venv.scores[game])
             assert chosen[game] == expert.act(view(state, int(venv.learner[game]), scores), rng)
         venv.step(chosen)
+
+
+@pytest.mark.parametrize(("key", "value", "error"), [
+    ("fade_draws", 0, ValueError),  # divided by on every knock decision: a ZeroDivisionError mid-game before
+    ("fade_draws", float("inf"), ValueError), ("evidence_shrink", 1.5, ValueError), ("danger_weight", -1.0, ValueError),
+    ("gin_weight", float("nan"), ValueError), ("take_margin", float("-inf"), ValueError),
+    ("early_knock", -2, ValueError), ("late_knock", "0", TypeError), ("early_knock", True, TypeError)])
+def test_bad_expert_parameters_are_refused_by_name(key, value, error):
+    with pytest.raises(error, match=f"expert parameter '{key}' must"):
+        ExpertParams(**{key: value})
+
+
+def test_the_expert_takes_its_parameters_only_as_expert_params():
+    assert ExpertAgent(ExpertParams(early_knock=np.int64(4), take_margin=-1.0)).params.early_knock == 4
+    with pytest.raises(TypeError, match="ExpertAgent params must be an ExpertParams"):
+        ExpertAgent({"gin_weight": 0})

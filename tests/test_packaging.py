@@ -28,6 +28,7 @@ def test_shipped_model_saved_under_the_old_module_name_loads(tmp_path):
     pytest.importorskip("sb3_contrib")
     result = _run_outside_repo(
         "from gin_env import agents\n"
-        "print(type(agents.load('ppo').policy).__module__)", tmp_path)
+        "from gin_env.agents.ppo import SHIPPED_MODEL\n"
+        "print(type(agents.load(SHIPPED_MODEL).policy).__module__)", tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "gin_env.agents.networks"

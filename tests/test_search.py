@@ -267,13 +267,34 @@ def test_the_sample_budget_and_the_clock_are_honoured():
     assert time.perf_counter() - start < 2.0  # 100,000 samples would take minutes
 
 
-@pytest.mark.parametrize(("key", "value"), [("samples", 0), ("samples", 2.5), ("time_ms", 0), ("discards", 0),
-                                            ("shunned_weight", 0.0), ("points_weight", 1.5), ("replay", -1.0),
-                                            ("search_draws", 1), ("guide", "mcts"), ("guide", 3),
-                                            ("margin", -1.0), ("trust", 0.0), ("trust", 1.5)])
+@pytest.mark.parametrize(("key", "value"), [
+    ("samples", 0), ("time_ms", 0), ("discards", 0), ("shunned_weight", 0.0), ("points_weight", 1.5),
+    ("replay", -1.0), ("guide", "mcts"), ("margin", -1.0), ("trust", 0.0), ("trust", 1.5),
+    # Not finite: each used to be accepted and fail, or hang, in the middle of a game.
+    ("replay", float("inf")), ("replay", 9.0), ("shunned_weight", float("inf")), ("partner_weight", float("nan")),
+    ("time_ms", float("inf")), ("margin", float("inf")), ("trust", float("nan")), ("points_weight", float("nan"))])
 def test_bad_parameters_name_the_key(key, value):
-    with pytest.raises(ValueError, match=key):
+    with pytest.raises(ValueError, match=f"search parameter '{key}' must"):
         SearchParams(**{key: value})
+    with pytest.raises(ValueError, match=f"search parameter '{key}' must"):
+        SearchAgent(**{key: value})
+
+
+@pytest.mark.parametrize(("key", "value"), [("samples", 2.5), ("samples", 8.0), ("samples", True), ("guide", 3),
+                                            ("search_draws", 1), ("replay", "0.5"), ("margin", None),
+                                            ("round_samples", "8")])
+def test_parameters_of_the_wrong_type_name_the_key(key, value):
+    with pytest.raises(TypeError, match=f"search parameter '{key}' must"):
+        SearchParams(**{key: value})
+
+
+def test_numpy_numbers_are_parameters_and_the_agent_takes_only_its_own():
+    params = SearchAgent(samples=np.int64(4), margin=np.float32(1.0), replay=0).params
+    assert (params.samples, params.margin, params.replay) == (4, 1.0, 0)
+    with pytest.raises(TypeError, match="SearchAgent has no parameter 'sampels'; its parameters are guide, samples"):
+        SearchAgent(sampels=3)
+    with pytest.raises(TypeError, match="SearchAgent params must be a SearchParams"):
+        SearchAgent({"samples": 3})
 
 
 def test_the_game_win_table_is_a_probability_that_grows_with_the_own_score():
@@ -311,5 +332,3 @@ def test_the_search_beats_random_clearly():
 
 def test_load_gives_the_search_agent():
     assert isinstance(agents.load("search"), SearchAgent)
-    with pytest.raises(TypeError):
-        SearchAgent(sampels=3)

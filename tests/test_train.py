@@ -150,8 +150,8 @@ def test_loading_errors_are_clear(tmp_path, monkeypatch):
     corrupt.write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="not a model"):
         agents.load(str(corrupt))
-    monkeypatch.setattr(ppo, "SHIPPED_MODEL", str(tmp_path / "gone.zip"))
-    with pytest.raises(FileNotFoundError, match="shipped PPO model"):
+    monkeypatch.setitem(numpy_policy.SHIPPED, "ppo", str(tmp_path / "gone.npz"))
+    with pytest.raises(FileNotFoundError, match="shipped policy weights"):
         agents.load("ppo")
 
 
@@ -310,7 +310,7 @@ def test_the_shipped_numpy_weights_are_the_shipped_models():
 
 
 def test_shipped_model_loads_and_plays_legal_actions():
-    agent = agents.load("ppo")
+    agent = agents.load(ppo.SHIPPED_MODEL)
     assert isinstance(agent, ppo.PPOAgent) and agent.path == ppo.SHIPPED_MODEL
     rules = Rules.preset("eaai")
     for game in range(3):  # the engine raises on an illegal action
