@@ -49,7 +49,7 @@ def require(module: str, purpose: str) -> ModuleType:
         if missing not in EXTRAS:
             raise
         raise MissingExtra(f"{purpose} needs {missing}, which is not installed: pip install "
-                           f"'gin-env[{EXTRAS[missing]}]'") from None
+                           f"'gin-env[{EXTRAS[missing]}]'", name=missing) from None
 
 
 @contextlib.contextmanager

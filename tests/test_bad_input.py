@@ -3,6 +3,8 @@ works. Classes: calls before reset (or after the end), seats, actions, decks, re
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -12,7 +14,16 @@ from gin_env.env import GinRummyEnv
 from gin_env.rules import Rules
 from gin_env.vector import GinRummyVectorEnv
 
-pettingzoo = pytest.importorskip("gin_env.pettingzoo")
+
+class _PettingZoo:
+    """``gin_env.pettingzoo``, imported at first use: the other envs' tests run on a core install too (tests of
+    PettingZoo skip there, tests/conftest.py)."""
+
+    def __getattr__(self, name: str):
+        return getattr(importlib.import_module("gin_env.pettingzoo"), name)
+
+
+pettingzoo = _PettingZoo()
 
 NUM_ENVS = 4
 

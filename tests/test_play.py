@@ -10,6 +10,9 @@ import sys
 
 import numpy as np
 import pytest
+
+pytest.importorskip("rich", reason="the terminal game needs the play extra: pip install 'gin-env[play]'")
+
 from rich.console import Console
 
 from gin_env import actions, agents, cards, engine, match, play, render, replay

@@ -8,6 +8,9 @@ import io
 import os
 
 import pytest
+
+pytest.importorskip("rich", reason="the terminal game needs the play extra: pip install 'gin-env[play]'")
+
 from rich.console import Console
 
 from gin_env import actions, engine, play, replay

@@ -11,7 +11,6 @@ import sys
 import gymnasium as gym
 import numpy as np
 import pytest
-from rich.console import Console
 
 from gin_env import actions, agents, duel, engine, replay, replay_viewer
 from gin_env.replay import Recorder, ReplayError
@@ -234,6 +233,8 @@ def test_viewer_prints_every_move_both_hands_and_the_showdown(tmp_path, capsys):
 
 def test_viewer_steps_on_enter_and_stops_on_q():
     """Stepping says how before the first step, and each prompt says it again (Enter: next, q: quit)."""
+    from rich.console import Console
+
     console = Console(file=io.StringIO(), width=120, color_system=None)
     answers, prompts = iter(["", "q"]), []
 

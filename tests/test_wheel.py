@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import venv
 import zipfile
 
@@ -23,7 +24,7 @@ def wheel(tmp_path_factory) -> str:
     out = tmp_path_factory.mktemp("wheel")
     # Built from a copy: an in-tree build would write build/ into the checkout and could pick up stale files there.
     source = out / "source"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info",
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv*", "build", "dist", "*.egg-info",
                                                                  "__pycache__", ".*_cache"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q",
                     "-w", str(out)], check=True, capture_output=True, text=True, timeout=300)
@@ -36,11 +37,14 @@ def test_the_wheel_holds_gin_env_only_with_the_agents_and_the_model(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert tops == {"gin_env"}
-    for needed in ("gin_env/agents/__init__.py", "gin_env/agents/expert.py", "gin_env/agents/models/ppo_gin.zip",
+    for needed in ("gin_env/agents/__init__.py", "gin_env/agents/expert.py",
                    "gin_env/agents/models/ppo_gin_policy.npz", "gin_env/agents/models/ppo_expert_policy.npz",
-                   "gin_env/evaluation/cli.py",
+                   "gin_env/evaluation/cli.py", "gin_env/py.typed",
                    "gin_env/training/loop.py", "gin_env/frame.py", "gin_env/cli.py", "gin_env/replay_viewer.py"):
         assert needed in names, needed
+    # Each network once, as the actor that plays: the MaskablePPO checkpoint holds the same actor again.
+    assert [n for n in names if "/models/" in n] == sorted(["gin_env/agents/models/ppo_gin_policy.npz",
+                                                            "gin_env/agents/models/ppo_expert_policy.npz"])
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "gin-env = gin_env.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
@@ -76,3 +80,25 @@ def test_the_wheel_installs_beside_a_package_named_agents(wheel, tmp_path):
                              env=env, timeout=120)
     assert command.returncode == 0, command.stderr
     assert "Elo:" in command.stdout
+
+
+@pytest.mark.slow
+def test_the_sdist_and_the_wheel_are_ready_to_publish(tmp_path):
+    """``python -m build`` makes both, ``twine check`` passes them (metadata, README rendering), and the sdist holds
+    the LICENSE that pyproject.toml names."""
+    pytest.importorskip("build")
+    pytest.importorskip("twine")
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv*", "build", "dist", "*.egg-info",
+                                                                 "__pycache__", ".*_cache", "runs"))
+    out = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", str(out),
+                    str(source)], check=True, capture_output=True, text=True, timeout=300)
+    built = sorted(str(path) for path in out.iterdir())
+    assert [os.path.basename(path).split("-")[0] for path in built] == ["gin_env", "gin_env"]
+    check = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *built], capture_output=True,
+                           text=True, timeout=120)
+    assert check.returncode == 0, check.stdout + check.stderr
+    (sdist,) = (path for path in built if path.endswith(".tar.gz"))
+    with tarfile.open(sdist) as archive:
+        assert any(name.endswith("/LICENSE") for name in archive.getnames())

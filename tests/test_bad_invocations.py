@@ -1,0 +1,73 @@
+"""Twenty-odd mistakes a user makes at the command line, each run as its own process in a folder of its own: each
+gets one line that names the problem, exit code 2, and leaves the folder as it was (no run folder, no report, no
+half-written file). The per-command test files check each class in depth; this is the user's-eye sweep."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gin_env.agents.ppo import SHIPPED_MODEL
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GIN_ENV = [sys.executable, "-m", "gin_env.cli"]
+TRAIN_RLLIB = [sys.executable, os.path.join(ROOT, "train_rllib.py")]
+
+#: (what the line must mention, the command). The folder holds ``existing.txt`` and ``runs/old/`` (a run's
+#: ``history.json`` and ``last.zip``) before each.
+BAD = [
+    ("eaia", [*GIN_ENV, "train", "--rules", "eaia"]),
+    ("simpel", [*GIN_ENV, "train", "--opponents", "0:simpel=1"]),
+    ("exprt", [*GIN_ENV, "train", "--opponents", "0:simple; 0.5:exprt"]),
+    ("exprt", [*GIN_ENV, "train", "--teacher", "exprt"]),
+    ("exprt", [*GIN_ENV, "train", "--eval-opponent", "exprt", "--eval-deals", "0"]),
+    ("missing.zip", [*GIN_ENV, "train", "--resume", "missing.zip"]),
+    ("--slots", [*GIN_ENV, "train", "--slots", "0"]),
+    ("--device", [*GIN_ENV, "train", "--device", "tpu"]),
+    ("--seed", [*GIN_ENV, "train", "--seed", "-1"]),
+    ("--overwrite", [*GIN_ENV, "train", "--run-dir", "runs/old"]),
+    ("--iterations", [*TRAIN_RLLIB, "--iterations", "0"]),
+    ("exprt", [*GIN_ENV, "evaluate", "ppo", "exprt", "--deals", "2"]),
+    ("--json", [*GIN_ENV, "evaluate", "simple", "random", "--deals", "2", "--json", ""]),
+    ("report.json", [*GIN_ENV, "evaluate", "simple", "random", "--deals", "2", "--json", "report.json", "--plot",
+                     "report.json"]),
+    ("no-such-folder", [*GIN_ENV, "evaluate", "simple", "random", "--deals", "2", "--json",
+                        "no-such-folder/report.json"]),
+    ("existing.txt", [*GIN_ENV, "evaluate", "simple", "random", "--deals", "2", "--replays", "existing.txt"]),
+    ("--seed", [*GIN_ENV, "evaluate", "simple", "random", "--seed", "-1"]),
+    ("missing.zip", [*GIN_ENV, "export", "missing.zip", "--out", "policy.zip"]),
+    ("no-such-folder", [*GIN_ENV, "export", SHIPPED_MODEL, "--out", "no-such-folder/policy.zip"]),
+    ("/dev/zero", [*GIN_ENV, "replay", "/dev/zero"]),
+    ("--seed", [*GIN_ENV, "play", "--seed", "-1"]),
+    ("dance", [*GIN_ENV, "dance"]),
+]
+
+
+def _tree(folder: str) -> dict[str, tuple[int, int]]:
+    """Every path under ``folder`` with its size and modification time."""
+    found = {}
+    for where, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            path = os.path.join(where, name)
+            info = os.stat(path)
+            found[os.path.relpath(path, folder)] = (info.st_size, info.st_mtime_ns)
+    return found
+
+
+@pytest.mark.parametrize("mention, argv", BAD, ids=[" ".join(argv[2:])[:60] for _, argv in BAD])
+def test_a_bad_invocation_is_one_line_exit_2_and_writes_nothing(mention, argv, tmp_path):
+    (tmp_path / "existing.txt").write_text("a user's file\n")
+    run = tmp_path / "runs" / "old"
+    run.mkdir(parents=True)
+    (run / "history.json").write_text('{"train": [], "eval": []}\n')
+    (run / "last.zip").write_bytes(b"a checkpoint")
+    before = _tree(str(tmp_path))
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    result = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert len(lines) == 1 and "error" in lines[0] and mention in lines[0], result.stderr
+    assert _tree(str(tmp_path)) == before
