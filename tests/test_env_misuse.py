@@ -141,11 +141,11 @@ def test_rules_at_their_maximum_score_exactly_in_the_batched_engine():
 
 def test_a_room_of_unequal_seats_refuses_the_other_seat_at_reset():
     env = gym.make("GinRummy-v0", room=(1, 2), learner_seat=0, teammates=[], opponents=["random", "random"])
+    # A good reset first: gymnasium 1.4's passive checker cannot step an env whose very first reset raised.
+    _, info = env.reset(seed=0)
     with pytest.raises(ValueError, match=r"learner_seat=1: room \(1, 2\) has seats of different sizes"):
         env.reset(seed=0, options={"learner_seat": 1})
-    with pytest.raises(RuntimeError, match=r"reset\(\)"):
-        env.step(0)
-    _, info = env.reset(seed=0, options={"learner_seat": 0})
+    # Refused before any work: the episode under way goes on as it was.
     env.step(int(np.flatnonzero(info["action_mask"])[0]))
 
 

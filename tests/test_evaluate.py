@@ -51,6 +51,7 @@ def test_matches_are_reproducible_across_worker_counts(small_chunks):
 
 
 def test_json_keys_table_and_plot_from_the_command_line(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
     out, png = tmp_path / "report.json", tmp_path / "report.png"
     code = cli.main(["simple", "random", "expert", "--rules", "eaai", "--deals", "4", "--seed", "3",
                           "--json", str(out), "--plot", str(png), "--workers", "1", "--no-progress"])

@@ -43,6 +43,7 @@ def test_an_unwritable_output_is_refused_before_the_first_game(option, where, tm
 
 
 def test_a_late_write_failure_still_prints_the_table_and_the_other_file(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("matplotlib")
     def broken_plot(result, path):
         raise OSError("disk full")
 
@@ -99,7 +100,7 @@ def test_ctrl_c_to_a_run_with_worker_processes_stops_it_cleanly(tmp_path):
     every replay written so far valid and no temporary file left."""
     folder = tmp_path / "replays"
     command = [sys.executable, os.path.join(ROOT, "evaluate.py"), "simple", "random", "--deals", "100000",
-               "--workers", "2", "--replays", str(folder), "--json", str(tmp_path / "out.json")]
+               "--workers", "2", "--replays", str(folder), "--json", str(tmp_path / "out.json"), "--no-progress"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
@@ -133,7 +134,7 @@ def test_sigterm_to_the_parent_stops_its_workers_with_one_line(tmp_path):
     with it instead of playing on, one line, exit code 143 (128 + SIGTERM), no traceback, no report."""
     folder = tmp_path / "replays"
     command = [sys.executable, os.path.join(ROOT, "evaluate.py"), "simple", "random", "--deals", "100000",
-               "--workers", "2", "--replays", str(folder), "--json", str(tmp_path / "out.json")]
+               "--workers", "2", "--replays", str(folder), "--json", str(tmp_path / "out.json"), "--no-progress"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
     deadline = time.monotonic() + 60

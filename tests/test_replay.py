@@ -216,6 +216,7 @@ def test_corrupt_or_mismatched_file_raises_a_clear_error(tmp_path, change, messa
 # ---------------------------------------------------------------------------------------------------------------
 
 def test_viewer_prints_every_move_both_hands_and_the_showdown(tmp_path, capsys):
+    pytest.importorskip("rich")
     path = tmp_path / "knock.json"
     knock_replay().save(path)
     assert replay_viewer.main([str(path)]) == 0
@@ -250,6 +251,7 @@ def test_viewer_steps_on_enter_and_stops_on_q():
 
 
 def test_viewer_reports_a_bad_file_in_one_line(tmp_path, capsys):
+    pytest.importorskip("rich")
     path = saved(tmp_path, corrupt(lambda d: d.update(version=9)))
     assert replay_viewer.main([str(path)]) == 2
     err = capsys.readouterr().err.strip()
@@ -275,6 +277,7 @@ def test_replay_names_differ_by_run_and_never_overwrite(tmp_path):
 
 
 def test_viewer_output_into_a_pipe_is_not_wrapped(tmp_path):
+    pytest.importorskip("rich")
     """Issue 12: piped to a file, a line stays whole instead of breaking at rich's default 80 columns."""
     long_name = "a-player-with-a-name-long-enough-to-pass-eighty-columns-on-its-own-line-" * 2
     path = tmp_path / "long.json"
@@ -292,6 +295,7 @@ def test_viewer_output_into_a_pipe_is_not_wrapped(tmp_path):
                                            ('{"format": "gin-env-replay", "version": 1, "dealer": ' + "9" * 4301 + "}",
                                             "too many digits")])
 def test_viewer_reports_pathological_json_in_one_line(text, message, tmp_path, capsys):
+    pytest.importorskip("rich")
     """Issue 17: JSON that Python's reader refuses (deep nesting, a 4,301-digit integer) is a bad file, not a crash."""
     path = tmp_path / "odd.json"
     path.write_text(text)
