@@ -48,19 +48,21 @@ REPORT_RTOL = 1e-9
 
 
 def assert_same_report(actual, expected, where: str = "report") -> None:
-    """Assert that two JSON values are the same report: equal keys, lengths, strings, integers and flags, and floats
-    within :data:`REPORT_RTOL` (``where`` names the place of a difference in the message)."""
-    if isinstance(expected, dict):
-        assert isinstance(actual, dict) and sorted(actual) == sorted(expected), f"{where}: keys differ"
-        for k in expected:
-            assert_same_report(actual[k], expected[k], f"{where}.{k}")
+    """``actual`` is the ``expected`` JSON value: the same keys in the same order, the same integers, strings,
+    booleans and nulls exactly, and floats within :data:`REPORT_RTOL` (1e-12 absolute near zero); ``where`` names
+    the place of a difference."""
+    if isinstance(expected, float):
+        assert isinstance(actual, float), f"{where}: {actual!r} is not a float like {expected!r}"
+        assert math.isclose(actual, expected, rel_tol=REPORT_RTOL, abs_tol=1e-12), \
+            f"{where}: {actual!r} != {expected!r}"
+    elif isinstance(expected, dict):
+        assert isinstance(actual, dict) and list(actual) == list(expected), f"{where}: keys differ"
+        for key in expected:
+            assert_same_report(actual[key], expected[key], f"{where}[{key!r}]")
     elif isinstance(expected, list):
         assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: lengths differ"
         for i, (a, e) in enumerate(zip(actual, expected)):
             assert_same_report(a, e, f"{where}[{i}]")
-    elif isinstance(expected, float) and not isinstance(actual, bool) and isinstance(actual, (int, float)):
-        assert math.isclose(actual, expected, rel_tol=REPORT_RTOL, abs_tol=REPORT_RTOL), \
-            f"{where}: {actual!r} != {expected!r}"
     else:
         assert type(actual) is type(expected) and actual == expected, f"{where}: {actual!r} != {expected!r}"
 

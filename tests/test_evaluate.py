@@ -18,6 +18,7 @@ import pytest
 from gin_env.evaluation import cli, progress, stats, tournament
 from gin_env.evaluation import report as report_module
 from gin_env.rules import Rules
+from tests.golden import assert_same_report
 from tests.scripted import LoopingAgent
 
 DESIGN_PAIR_KEYS = {"a", "b", "a_points_per_hand", "a_points_per_hand_ci95", "a_hand_win_rate", "a_match_win_rate",
@@ -180,32 +181,6 @@ def test_worker_processes_run_torch_on_one_thread():
     pytest.importorskip("torch")
     with get_context("spawn").Pool(1, initializer=tournament._init_worker) as pool:
         assert pool.apply(_torch_threads) == 1
-
-
-#: How far a float of a report may stray from the recorded one: the last bits of the Elo fit (np.linalg.lstsq)
-#: depend on the CPU's BLAS kernel (OPENBLAS_CORETYPE=SkylakeX and Haswell differ in the 16th digit).
-REL_TOLERANCE, ABS_TOLERANCE = 1e-9, 1e-12
-
-
-def assert_same_report(actual, expected, where: str = "report") -> None:
-    """``actual`` is the ``expected`` JSON value: the same keys in the same order, the same integers, strings,
-    booleans and nulls exactly, and floats within ``REL_TOLERANCE`` (``ABS_TOLERANCE`` near zero); ``where`` names
-    the place of a difference."""
-    if isinstance(expected, float):
-        assert isinstance(actual, float), f"{where}: {actual!r} is not a float like {expected!r}"
-        assert math.isclose(actual, expected, rel_tol=REL_TOLERANCE, abs_tol=ABS_TOLERANCE), \
-            f"{where}: {actual!r} is not {expected!r}"
-    elif isinstance(expected, dict):
-        assert isinstance(actual, dict) and list(actual) == list(expected), \
-            f"{where}: keys {list(actual) if isinstance(actual, dict) else actual!r} are not {list(expected)}"
-        for key in expected:
-            assert_same_report(actual[key], expected[key], f"{where}[{key!r}]")
-    elif isinstance(expected, list):
-        assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: {actual!r} is not {expected!r}"
-        for i, (a, e) in enumerate(zip(actual, expected)):
-            assert_same_report(a, e, f"{where}[{i}]")
-    else:
-        assert type(actual) is type(expected) and actual == expected, f"{where}: {actual!r} is not {expected!r}"
 
 
 def test_the_comparison_of_reports_is_exact_but_for_the_last_bits_of_floats():
