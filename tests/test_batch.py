@@ -1,5 +1,5 @@
 """The batched engine against the scalar one: same deals and actions give the same states, masks, observations,
-rewards and outcomes (DESIGN.md "The batched engine"), and every game stays valid after every step."""
+rewards and outcomes (docs/vector.md), and every game stays valid after every step."""
 
 import collections
 import dataclasses

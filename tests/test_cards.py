@@ -1,4 +1,4 @@
-"""Card ids, strings and hand conversions (DESIGN.md "Cards", R1-R3)."""
+"""Card ids, strings and hand conversions (docs/env.md "Action space", docs/rules.md R1-R3)."""
 
 import numpy as np
 import pytest

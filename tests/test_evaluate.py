@@ -1,6 +1,6 @@
 """evaluate.py (gin_env.evaluation): numbers that depend on the seed and not on the worker count, the JSON keys of
-DESIGN.md, the table and the plot, clear errors for bad agents, and the statistics (intervals, Elo) on hand-checked
-values."""
+docs/evaluation.md, the table and the plot, clear errors for bad agents, and the statistics (intervals, Elo) on
+hand-checked values."""
 
 from __future__ import annotations
 

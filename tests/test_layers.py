@@ -1,5 +1,5 @@
-"""The import layers of DESIGN.md, read from the source: the envs share ``table`` and never each other, and the rules
-core never imports gymnasium."""
+"""The import layers of docs/development.md, read from the source: the envs share ``table`` and never each other,
+and the rules core never imports gymnasium."""
 
 import ast
 import pathlib

@@ -1,4 +1,4 @@
-"""The invariants of a hand state (DESIGN.md "Tests and style"): each of the 52 cards in exactly one place, hand
+"""The invariants of a hand state (docs/development.md): each of the 52 cards in exactly one place, hand
 sizes per phase, the legal mask against the phase, and the public per-player records against where the cards are.
 """
 
