@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from gin_env import actions, agents, cards, engine, match, replay, solver
+from gin_env import actions, agents, cards, engine, match, recording, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.cli import ArgumentParser
 from gin_env.observation import view
@@ -151,7 +151,7 @@ class TerminalGame:
                  save_replays: str | os.PathLike | None = None, name: str = "you") -> None:
         self.rules = rules if isinstance(rules, Rules) else Rules.preset(rules)
         if isinstance(opponent, str):
-            self.agent, opponent_name = agents.load(opponent), replay.file_stem(opponent)
+            self.agent, opponent_name = agents.load(opponent), recording.file_stem(opponent)
         else:
             self.agent, opponent_name = opponent, type(opponent).__name__
         self.names = (name, opponent_name)
@@ -167,9 +167,9 @@ class TerminalGame:
         self.agent_rng = np.random.default_rng(agent_seed)
         self.recorder = None
         if save_replays is not None:
-            prefix = replay.run_prefix(self.rules, self.seed, self.names)
-            replay.make_folder(save_replays, (prefix + "-",), "--save-replays")
-            self.recorder = replay.Recorder(save_replays, prefix, self.names)
+            prefix = recording.run_prefix(self.rules, self.seed, self.names)
+            recording.make_folder(save_replays, (prefix + "-",), "--save-replays")
+            self.recorder = recording.Recorder(save_replays, prefix, self.names)
         self.match = match.new_match(self.rules, self.deal_rng)
         self.hand = self.match.hand
 

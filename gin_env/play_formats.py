@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from gin_env import actions, agents, engine, four_players, replay, three_players
+from gin_env import actions, agents, engine, four_players, recording, replay, three_players
 from gin_env.actions import BIG_GIN, DRAW_STOCK
 from gin_env.format_table import make_table
 from gin_env.play import Console, TerminalGame, Text, render
@@ -40,14 +40,14 @@ class FormatTerminalGame(TerminalGame):
         self.rules = rules.replace(players=players)
         if players == 3 and partner is not None:
             raise ValueError("three players have no partner: --partner is for --players 4")
-        opponent_agent, opponent_label = agents.load(opponent), replay.file_stem(opponent)
+        opponent_agent, opponent_label = agents.load(opponent), recording.file_stem(opponent)
         if players == 3:
             seat_agents = [None, opponent_agent, opponent_agent]
             self.seat_names = (name, f"{opponent_label} (seat 1)", f"{opponent_label} (seat 2)")
         else:
             partner = "simple" if partner is None else partner
             seat_agents = [None, opponent_agent, agents.load(partner), opponent_agent]
-            self.partner_label = replay.file_stem(partner)
+            self.partner_label = recording.file_stem(partner)
             self.seat_names = (name, f"{opponent_label} (seat 1)", f"partner {self.partner_label}",
                                f"{opponent_label} (seat 3)")
         self.seat_agents = seat_agents
@@ -60,9 +60,9 @@ class FormatTerminalGame(TerminalGame):
         self.deal_rng = np.random.default_rng(deal_seed)
         self.agent_rng = np.random.default_rng(agent_seed)
         self.save_replays = save_replays
-        self.prefix = f"{replay.file_stem(self.rules.name)}-players{players}-seed{self.seed}"
+        self.prefix = f"{recording.file_stem(self.rules.name)}-players{players}-seed{self.seed}"
         if save_replays is not None:
-            replay.make_folder(save_replays, (self.prefix + "-",), "--save-replays")
+            recording.make_folder(save_replays, (self.prefix + "-",), "--save-replays")
         self.table = make_table(self.rules, "match" if self.rules.target is not None else "hand")
         self.table.deal(self.deal_rng)
         #: Per table: the hand as dealt and the actions played in it, for the replays.

@@ -42,11 +42,11 @@ def _one_line(result: subprocess.CompletedProcess, extra: str) -> str:
 
 @pytest.fixture(scope="module")
 def replay_file(tmp_path_factory):
-    from gin_env import agents, replay
+    from gin_env import agents, recording
     from gin_env.rules import Rules
 
     folder = tmp_path_factory.mktemp("replays")
-    replay.play_duplicate(Rules.preset("standard", target=None), agents.load("simple"), agents.load("random"), 1, 0,
+    recording.play_duplicate(Rules.preset("standard", target=None), agents.load("simple"), agents.load("random"), 1, 0,
                           folder)
     return str(sorted(folder.iterdir())[0])
 

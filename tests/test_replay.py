@@ -12,8 +12,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from gin_env import actions, agents, duel, engine, replay, replay_viewer
-from gin_env.replay import Recorder, ReplayError
+from gin_env import actions, agents, duel, engine, recording, replay, replay_viewer
+from gin_env.recording import Recorder
+from gin_env.replay import ReplayError
 from gin_env.rules import Rules
 from tests.scripted import make_deck
 
@@ -87,7 +88,7 @@ def test_file_holds_rules_deal_actions_and_outcome_as_documented():
 def test_evaluate_duplicate_games_record_both_seatings_without_changing_play(tmp_path):
     rules = Rules.preset("standard", target=None)
     simple, rand = agents.load("simple"), agents.load("random")
-    recorded = replay.play_duplicate(rules, simple, rand, 7, 3, tmp_path, ("simple", "models/best.zip"))
+    recorded = recording.play_duplicate(rules, simple, rand, 7, 3, tmp_path, ("simple", "models/best.zip"))
     assert recorded == duel.play_duplicate(rules, simple, rand, 7, 3)
     files = sorted(f.name for f in tmp_path.iterdir())
     stem = "standard_custom-seed7-simple-vs-best-game00003"
@@ -265,14 +266,14 @@ def test_replay_names_differ_by_run_and_never_overwrite(tmp_path):
     rules = Rules.preset("standard", target=None)
     simple, rand = agents.load("simple"), agents.load("random")
     for seed in (1, 2):
-        replay.play_duplicate(rules, simple, rand, seed, 0, tmp_path, ("x/best.zip", "y/best.zip"))
+        recording.play_duplicate(rules, simple, rand, seed, 0, tmp_path, ("x/best.zip", "y/best.zip"))
     files = sorted(f.name for f in tmp_path.iterdir())
     assert len(files) == 4 and len({f.split("-game")[0] for f in files}) == 2
-    assert replay.labels(["x/best.zip", "y/best.zip", "simple"])[2] == "simple"
-    assert len(set(replay.labels(["x/best.zip", "y/best.zip"]))) == 2
+    assert recording.labels(["x/best.zip", "y/best.zip", "simple"])[2] == "simple"
+    assert len(set(recording.labels(["x/best.zip", "y/best.zip"]))) == 2
     before = {f: (tmp_path / f).read_text() for f in files}
     with pytest.raises(FileExistsError, match="exists already"):
-        replay.play_duplicate(rules, simple, rand, 1, 0, tmp_path, ("x/best.zip", "y/best.zip"))
+        recording.play_duplicate(rules, simple, rand, 1, 0, tmp_path, ("x/best.zip", "y/best.zip"))
     assert {f.name: f.read_text() for f in tmp_path.iterdir()} == before  # nothing replaced, no temporary left
 
 

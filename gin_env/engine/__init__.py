@@ -1,17 +1,20 @@
-"""One hand of Gin Rummy (docs/rules.md R10-R39, R45-R47, R60-R61): the state machine (``hand``), the score of a knock,
-gin or big gin (``scoring``) and the invariant check of a state (``validate``), each its own module. This package
-re-exports their public names, so ``engine.step``, ``engine.score_knock`` and ``engine.validate`` read as before; the
-action ids are ``actions``' and are re-exported here too, since the legal masks are indexed by them.
+"""One hand of Gin Rummy (docs/rules.md R10-R39, R45-R47, R60-R61): its types (``state``), the state machine
+(``hand``), the score of a knock, gin or big gin (``scoring``) and the invariant check of a state (``validate``), each
+its own module. This package re-exports their public names, so ``engine.step``, ``engine.score_knock`` and
+``engine.validate`` read as before; the action ids are ``actions``' and are re-exported here too, since the legal
+masks are indexed by them.
 """
 
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
-from gin_env.engine.hand import (
+from gin_env.cards import NO_CARD
+from gin_env.engine.hand import deck_ids, legal_actions, legal_mask, new_hand, player_index, step, stock_size
+from gin_env.engine.scoring import KnockResult, score_knock
+from gin_env.engine.state import (
     CAPPED_OUTCOME,
     DEAD_OUTCOME,
     DEALT,
     DISCARD,
     DRAW,
-    NO_CARD,
     OFFER,
     OVER,
     PHASE_NAMES,
@@ -19,15 +22,7 @@ from gin_env.engine.hand import (
     HandOutcome,
     HandState,
     IllegalActionError,
-    deck_ids,
-    legal_actions,
-    legal_mask,
-    new_hand,
-    player_index,
-    step,
-    stock_size,
 )
-from gin_env.engine.scoring import KnockResult, score_knock
 from gin_env.engine.validate import validate
 from gin_env.rules import HAND_SIZE
 

@@ -7,19 +7,8 @@ from __future__ import annotations
 from gin_env import actions, cards
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.cards import NO_CARD
-from gin_env.engine.hand import (
-    DEALT,
-    DISCARD,
-    DRAW,
-    OFFER,
-    OVER,
-    PHASE_NAMES,
-    WALL,
-    HandState,
-    legal_actions,
-    stock_size,
-    upcard_or_none,
-)
+from gin_env.engine.hand import legal_actions, stock_size
+from gin_env.engine.state import DEALT, DISCARD, DRAW, OFFER, OVER, PHASE_NAMES, WALL, HandState, upcard_or_none
 from gin_env.rules import HAND_SIZE
 from gin_env.taken_card import kept_card
 

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-from gin_env import agents, evaluation, files, replay
+from gin_env import agents, evaluation, files, recording
 from gin_env.cli import ArgumentParser
 from gin_env.evaluation import formats, report, tournament
 from gin_env.evaluation.ray_tasks import LOCAL as LOCAL_RAY
@@ -155,7 +155,8 @@ def _check_outputs(args: argparse.Namespace, game_rules: Rules) -> None:
         if same != f"{option} {path}":
             raise ValueError(f"{option} {path}: the same path as {same}; give each output its own")
     if args.replays is not None:
-        replay.check_folder(args.replays, tournament.replay_prefixes(args.agents, game_rules, args.seed), "--replays")
+        prefixes = tournament.replay_prefixes(args.agents, game_rules, args.seed)
+        recording.check_folder(args.replays, prefixes, "--replays")
     if args.plot is not None:
         require("matplotlib", "--plot")
     if not args.no_progress:

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gin_env import agents, duel, replay
+from gin_env import agents, duel, recording, replay
 from gin_env.evaluation.progress import Progress
 from gin_env.evaluation.stats import N_COLUMNS, fit_elo, pair_stats
 from gin_env.rules import Rules
@@ -60,7 +60,7 @@ def play_games(rules: Rules, a, b, seed: int, games: range, replays: str | None 
         if replays is None:
             results = duel.play_duplicate(rules, a, b, seed, game)
         else:
-            results = replay.play_duplicate(rules, a, b, seed, game, replays, names)
+            results = recording.play_duplicate(rules, a, b, seed, game, replays, names)
         for seating, result in enumerate(results):
             out[i, seating] = (*duel.a_side(result, seating), result.capped, result.abandoned)
         if on_game is not None:
@@ -185,7 +185,7 @@ def evaluate(names: list[str], rules: Rules, mode: str, n: int, seed: int = 0, w
         agents.load(name)  # fail here, with the loader's message, before any process starts
     game_rules = rules.replace(target=None) if mode == "deals" else rules
     if replays is not None:
-        replay.make_folder(replays, replay_prefixes(names, game_rules, seed))
+        recording.make_folder(replays, replay_prefixes(names, game_rules, seed))
     played = play_pairs(names, game_rules, mode, n, seed, workers, progress, replays, ray_address)
     pairs = []
     for (a, b), games in played.items():
@@ -200,5 +200,5 @@ def evaluate(names: list[str], rules: Rules, mode: str, n: int, seed: int = 0, w
 
 def replay_prefixes(names: list[str], rules: Rules, seed: int) -> tuple[str, ...]:
     """The beginnings of this run's replay names, one per pair: a folder holding one holds a run with the same
-    preset, seed and agents (``replay.check_folder``)."""
-    return tuple(replay.run_prefix(rules, seed, pair) + "-game" for pair in itertools.combinations(names, 2))
+    preset, seed and agents (``recording.check_folder``)."""
+    return tuple(recording.run_prefix(rules, seed, pair) + "-game" for pair in itertools.combinations(names, 2))
