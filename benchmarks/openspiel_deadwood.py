@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_solver import meld_rich_hands, random_hands  # noqa: E402
 
 from gin_env import cards, solver  # noqa: E402
-from gin_env.openspiel import action_table, pyspiel  # noqa: E402
+from gin_env.openspiel_history import action_table, pyspiel  # noqa: E402
 
 KNOCK_LIMIT = 10
 EXAMPLES = 5

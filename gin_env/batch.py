@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gin_env import batch_kernels as kernels
-from gin_env import cards, engine, solver
+from gin_env import bit_kernels, cards, engine, solver
 from gin_env.actions import N_ACTIONS
 from gin_env.batch_kernels import (  # noqa: F401 - the outcome codes are part of this module's interface
     ACTION_WORDS,
@@ -63,7 +63,7 @@ def nth_set_bit(words: np.ndarray, n: np.ndarray) -> np.ndarray:
     n = kernel_array(n, np.int64)
     rows = kernel_array(words, np.uint64).reshape(n.size, -1)
     out = np.empty(n.size, dtype=np.int64)
-    kernels.nth_set_bits(rows, n, out)
+    bit_kernels.nth_set_bits(rows, n, out)
     return out
 
 
@@ -71,7 +71,7 @@ def random_set_bit(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Per row of words ((k, w), least significant word first), one of its set bits uniformly at random: number
     floor(u * count) for u from ``rng.random(k)``; 0 for a row with none."""
     out = np.empty(words.shape[0], dtype=np.int64)
-    kernels.random_set_bits(kernel_array(words, np.uint64), rng.random(words.shape[0]), out)
+    bit_kernels.random_set_bits(kernel_array(words, np.uint64), rng.random(words.shape[0]), out)
     return out
 
 

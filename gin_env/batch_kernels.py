@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
+from gin_env.bit_kernels import card_bit
 from gin_env.cards import NO_CARD
 from gin_env.engine import DEALT, DISCARD, DRAW, OFFER, OVER, PHASE_NAMES, WALL
 from gin_env.solver.kernels import N_CARDS, SUIT_BITS, deadwood_of, discard_phase_of, scratch, showdown_of
@@ -83,12 +84,6 @@ ACTION_WORDS = (N_ACTIONS + 63) // 64
 assert ACTION_WORDS == 2 and KNOCK_BASE < 64 < KNOCK_BASE + N_CARDS
 
 
-@njit(cache=True, inline="always")
-def _bit(card):
-    """The card's mask bit; 0 for NO_CARD."""
-    return np.uint64(0) if card < 0 else np.uint64(1) << np.uint64(card)
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # Discard phase and wall (solved on entry)
 # ---------------------------------------------------------------------------------------------------------------
@@ -106,7 +101,7 @@ def _discard_answers(hand, kept, limit, big_gin_on, slots, per_card):
 @njit(cache=True, inline="always")
 def _wall_take(hand, top, discard_taken, limit, big_gin_on, slots, per_card):
     """R38: taking the top discard at the wall is legal only if it allows a knock or big gin at once."""
-    _, _, knock_cards, big_gin = _discard_answers(hand | _bit(top), kept_card(discard_taken, top), limit,
+    _, _, knock_cards, big_gin = _discard_answers(hand | card_bit(top), kept_card(discard_taken, top), limit,
                                                   big_gin_on, slots, per_card)
     return knock_cards != 0 or big_gin
 
@@ -154,7 +149,7 @@ def deal(games, decks, dealers, rp, ints, flags, words, seats, deck, pile):
                 seats[field, g, p] = 0
         for j in range(DEALT):
             # The non-dealer gets the first card and every other one after it.
-            seats[HANDS, g, dealer ^ 1 ^ (j & 1)] |= _bit(deck[g, j])
+            seats[HANDS, g, dealer ^ 1 ^ (j & 1)] |= card_bit(deck[g, j])
         upcard = deck[g, DEALT]
         ints[STOCK_TOP, g] = DEALT + 1
         pile[g, 0] = upcard
@@ -175,7 +170,7 @@ def deal(games, decks, dealers, rp, ints, flags, words, seats, deck, pile):
         flags[MUST_KNOCK, g] = False
         flags[CAPPED, g] = False
         if eleven:
-            seats[HANDS, g, 1 - dealer] |= _bit(upcard)
+            seats[HANDS, g, 1 - dealer] |= card_bit(upcard)
             ints[PILE_LEN, g] = 0
             ints[PILE_TOP, g] = NO_CARD
             words[PILE_MASK, g] = 0
@@ -188,7 +183,7 @@ def deal(games, decks, dealers, rp, ints, flags, words, seats, deck, pile):
         else:
             ints[PILE_LEN, g] = 1
             ints[PILE_TOP, g] = upcard
-            words[PILE_MASK, g] = _bit(upcard)
+            words[PILE_MASK, g] = card_bit(upcard)
             ints[PHASE, g] = OFFER
             ints[INITIAL_UPCARD, g] = upcard
             ints[KNOCK_LIMIT, g] = _hand_knock_limit(rp[R_OKLAHOMA] != 0, rp[R_KNOCK_LIMIT], rp[R_ACE_LIMIT], upcard)
@@ -205,7 +200,7 @@ def _legal_words(phase, stock_ok, pile_ok, wall_take, big_gin, must_knock, hand,
     high = np.uint64(0)
     if phase == DISCARD:
         if not must_knock:
-            low |= (hand & ~_bit(kept)) << np.uint64(DISCARD_BASE)
+            low |= (hand & ~card_bit(kept)) << np.uint64(DISCARD_BASE)
         low |= knock_cards << np.uint64(KNOCK_BASE)
         high = knock_cards >> np.uint64(64 - KNOCK_BASE)
     return low, high
@@ -286,7 +281,7 @@ def step(games, chosen, known_legal, rp, ints, flags, words, seats, deck, pile):
         top = ints[PILE_TOP, g]
         phase = ints[PHASE, g]
         if a == PASS and phase == OFFER:  # R13, R14
-            seats[DECLINED, g, player] |= _bit(top)
+            seats[DECLINED, g, player] |= card_bit(top)
             ints[CURRENT, g] = 1 - player
             if player == ints[DEALER, g]:
                 ints[PHASE, g] = DRAW
@@ -305,7 +300,7 @@ def step(games, chosen, known_legal, rp, ints, flags, words, seats, deck, pile):
             if a == TAKE_DISCARD:
                 if phase == DRAW:
                     ints[UPCARD_DRAWS, g] += 1  # R60 counts the draw-phase takes
-                bit = _bit(top)
+                bit = card_bit(top)
                 seats[KNOWN, g, player] |= bit
                 length = ints[PILE_LEN, g] - 1
                 ints[PILE_LEN, g] = length
@@ -314,8 +309,8 @@ def step(games, chosen, known_legal, rp, ints, flags, words, seats, deck, pile):
                 ints[TAKEN, g] = top
                 flags[MUST_KNOCK, g] = phase == WALL
             else:
-                seats[DECLINED, g, player] |= _bit(top)
-                bit = _bit(deck[g, ints[STOCK_TOP, g]])
+                seats[DECLINED, g, player] |= card_bit(top)
+                bit = card_bit(deck[g, ints[STOCK_TOP, g]])
                 ints[STOCK_TOP, g] += 1
                 ints[TAKEN, g] = NO_CARD
                 flags[BOTH_PASSED, g] = False
@@ -332,7 +327,7 @@ def step(games, chosen, known_legal, rp, ints, flags, words, seats, deck, pile):
         else:  # a discard (R16), or a knock (R20-R23, R26-R35: lay down and score)
             knock = a >= KNOCK_BASE
             card = a - KNOCK_BASE if knock else a - DISCARD_BASE
-            bit = _bit(card)
+            bit = card_bit(card)
             seats[HANDS, g, player] ^= bit
             seats[KNOWN, g, player] &= ~bit
             length = ints[PILE_LEN, g]
@@ -371,54 +366,3 @@ def step(games, chosen, known_legal, rp, ints, flags, words, seats, deck, pile):
                 flags[MUST_KNOCK, g] = False
                 flags[CAPPED, g] = capped
     return -1
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Bit strings
-# ---------------------------------------------------------------------------------------------------------------
-
-@njit(cache=True, inline="always")
-def popcount(x):
-    n = 0
-    while x:
-        x &= x - np.uint64(1)
-        n += 1
-    return n
-
-
-@njit(cache=True, inline="always")
-def _nth_in_row(row, n):
-    """Index of set bit number ``n`` (0: the lowest) of a row of words, least significant word first; -1 if the row
-    has ``n`` or fewer."""
-    for w in range(row.size):
-        count = popcount(row[w])
-        if n < count:
-            return 64 * w + nth_bit(row[w], n)
-        n -= count
-    return -1
-
-
-@njit(cache=True, inline="always")
-def nth_bit(word, n):
-    """Index of set bit number ``n`` (0: the lowest) of a uint64 word that has more than ``n``."""
-    for _ in range(n):
-        word &= word - np.uint64(1)
-    return popcount((word & (~word + np.uint64(1))) - np.uint64(1))
-
-
-@njit(cache=True)
-def nth_set_bits(rows, n, out):
-    """``out[i]``: the index of set bit number ``n[i]`` of ``rows[i]`` ((k, w) uint64)."""
-    for i in range(rows.shape[0]):
-        out[i] = _nth_in_row(rows[i], n[i])
-
-
-@njit(cache=True)
-def random_set_bits(rows, u, out):
-    """``out[i]``: set bit number floor(``u[i]`` * count) of ``rows[i]`` (uniform over its set bits for ``u``
-    uniform in [0, 1)), 0 for a row with none."""
-    for i in range(rows.shape[0]):
-        count = 0
-        for w in range(rows.shape[1]):
-            count += popcount(rows[i, w])
-        out[i] = _nth_in_row(rows[i], int(u[i] * count)) if count else 0

@@ -25,8 +25,8 @@ from gin_env.batch_kernels import (
     PILE_MASK,
     PILE_TOP,
     STOCK_TOP,
-    _bit,
 )
+from gin_env.bit_kernels import card_bit
 from gin_env.engine import DISCARD, OVER
 from gin_env.observation import write_encoding
 from gin_env.solver.kernels import N_CARDS, deadwood_of, scratch
@@ -43,7 +43,7 @@ def encode_rows(games, players, scores, target, ints, words, seats, out):
         g = games[i]
         p = players[i]
         hand = seats[HANDS, g, p]
-        top = _bit(ints[PILE_TOP, g])
+        top = card_bit(ints[PILE_TOP, g])
         pile_rest = words[PILE_MASK, g] & ~top
         known = seats[KNOWN, g, 1 - p]
         phase = ints[PHASE, g]

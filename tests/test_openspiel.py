@@ -16,6 +16,7 @@ from gin_env import actions, cards, engine, solver
 def test_missing_open_spiel_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # makes ``import pyspiel`` fail as if it were not installed
     monkeypatch.delitem(sys.modules, "gin_env.openspiel", raising=False)
+    monkeypatch.delitem(sys.modules, "gin_env.openspiel_history", raising=False)
     with pytest.raises(ImportError, match=r"^gin_env.openspiel \(GinEnvBot\) needs pyspiel, which is not installed: "
                                           r"pip install 'gin-env\[openspiel\]'$"):
         importlib.import_module("gin_env.openspiel")
@@ -23,8 +24,9 @@ def test_missing_open_spiel_names_the_extra(monkeypatch):
 
 pyspiel = pytest.importorskip("pyspiel")
 gos = importlib.import_module("gin_env.openspiel")
+gos_history = importlib.import_module("gin_env.openspiel_history")
 GAME = pyspiel.load_game("gin_rummy")
-TABLE = gos.action_table(GAME)
+TABLE = gos_history.action_table(GAME)
 #: OpenSpiel's own deadwood, to tell its inexact 11-card values (difference 4) from disagreements on the rules.
 OS_UTILS = pyspiel.gin_rummy.GinRummyUtils(cards.N_RANKS, 4, engine.HAND_SIZE)
 
@@ -37,13 +39,13 @@ def test_action_table_reads_openspiel_names():
     state = GAME.new_initial_state()
     assert state.action_to_string(0, TABLE.to_openspiel[cards.card("TC")]).endswith("Action: Tc")
     assert [state.action_to_string(0, a).split("Action: ")[1] for a in
-            (gos.OS_DRAW_UPCARD, gos.OS_DRAW_STOCK, gos.OS_PASS, gos.OS_KNOCK)] == [
+            (gos_history.OS_DRAW_UPCARD, gos_history.OS_DRAW_STOCK, gos_history.OS_PASS, gos_history.OS_KNOCK)] == [
         "Draw upcard", "Draw stock", "Pass", "Knock"]
     assert sorted(TABLE.to_ours) == list(range(cards.N_CARDS))
     # 65 sets of 3 or 4 and 120 runs of 3 to 5: OpenSpiel's whole meld list, each a legal meld (R4, R5).
     assert len(TABLE.meld_masks) == 185
     assert all(solver.is_meld(cards.to_ids(m)) for m in TABLE.meld_masks.values())
-    assert max(m.bit_count() for m in TABLE.meld_masks.values()) == gos.OS_MAX_RUN
+    assert max(m.bit_count() for m in TABLE.meld_masks.values()) == gos_history.OS_MAX_RUN
 
 
 @pytest.mark.parametrize(("meld", "sizes"), [
@@ -51,7 +53,7 @@ def test_action_table_reads_openspiel_names():
     ("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH", [3, 3, 5])])
 def test_long_runs_are_laid_in_openspiel_pieces(meld, sizes):
     """R5: a run of 6 or more is laid as shorter runs, all OpenSpiel meld actions."""
-    pieces = gos.openspiel_pieces(cards.parse(meld))
+    pieces = gos_history.openspiel_pieces(cards.parse(meld))
     assert [p.bit_count() for p in pieces] == sizes
     assert all(p in TABLE.meld_actions for p in pieces)
     assert sum(pieces) == cards.to_mask(meld)
@@ -111,10 +113,10 @@ def test_a_knock_openspiel_refuses_becomes_the_discard_of_the_same_card():
     OpenSpiel's 11-card deadwood says 11 and offers no Knock."""
     state = GAME.new_initial_state()
     deal(state, "AS 5S 6S 7S 3C 5C AH 5H 6H 7H", "2S 3S 4S 8S 9S TS JS QS KS 2C", "7D")
-    state.apply_action(gos.OS_DRAW_UPCARD)
-    replay = gos.Replay(TABLE).update(state)
+    state.apply_action(gos_history.OS_DRAW_UPCARD)
+    replay = gos_history.History(TABLE).update(state)
     assert engine.legal_mask(replay.hand)[actions.parse("KNOCK(7D)")]
-    assert gos.OS_KNOCK not in state.legal_actions()
+    assert gos_history.OS_KNOCK not in state.legal_actions()
     bot = gos.GinEnvBot(Scripted("KNOCK(7D)"), GAME, 0)
     assert bot.step(state) == TABLE.to_openspiel[cards.card("7D")]
     assert bot.refused_knocks == 1
@@ -131,7 +133,7 @@ def check_masks(replay, state, seen: collections.Counter) -> None:
     knocks = np.zeros_like(ours)
     knocks[actions.KNOCK_BASE:] = True
     hand11 = [TABLE.to_openspiel[c] for c in cards.to_ids(replay.hand.hands[replay.hand.current])]
-    assert np.array_equal(ours & ~knocks, theirs) and OS_UTILS.min_deadwood(hand11) > gos.RULES.knock_limit, (
+    assert np.array_equal(ours & ~knocks, theirs) and OS_UTILS.min_deadwood(hand11) > gos_history.RULES.knock_limit, (
         f"masks differ: ours {[actions.name(a) for a in np.flatnonzero(ours)]}, "
         f"OpenSpiel's {[actions.name(a) for a in np.flatnonzero(theirs)]}")
     seen["knocks OpenSpiel misses"] += 1
@@ -141,7 +143,7 @@ def play_hand(game_rng, bots, seen: collections.Counter) -> tuple:
     """One hand of OpenSpiel's gin_rummy with chance drawn from ``game_rng``, the masks checked at every decision
     our engine also has. Returns the final state and its replay."""
     state = GAME.new_initial_state()
-    replay = gos.Replay(TABLE)
+    replay = gos_history.History(TABLE)
     for bot in bots:
         bot.restart_at(state)
     while not state.is_terminal():
@@ -174,7 +176,7 @@ def test_openspiel_and_the_openspiel_preset_agree(agents, hands, seed):
         ours = [outcome.player_points(p) for p in (0, 1)]
         theirs = [int(r) for r in state.returns()]
         seen[outcome.kind] += 1
-        seen["R60"] += hand.upcard_draws >= gos.RULES.max_upcard_draws
+        seen["R60"] += hand.upcard_draws >= gos_history.RULES.max_upcard_draws
         seen["R61"] += hand.returns >= 2
         refused = bots[1 - outcome.knocker].refused_layoffs if outcome.knocker is not None else ()
         if refused:
