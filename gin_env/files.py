@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Iterator
 
@@ -96,6 +97,12 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         raise ValueError(f"atomic_write mode must be 'w' or 'wb', got {mode!r}")
     with atomic_path(path) as temporary, open(temporary, mode, encoding=None if "b" in mode else encoding) as f:
         yield f
+
+
+def write_json(path: str | os.PathLike, data, indent: int = 1) -> None:
+    """``data`` as indented JSON at ``path``, whole or not at all (:func:`atomic_write`)."""
+    with atomic_write(path) as f:
+        json.dump(data, f, indent=indent)
 
 
 def read_text(path: str | os.PathLike, limit: int, what: str = "file") -> str:

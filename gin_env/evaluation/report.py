@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
@@ -14,8 +13,7 @@ from gin_env.optional import require
 
 def write_json(report: dict, path: str) -> None:
     """Write ``report`` to ``path`` as JSON, atomically: a temporary file beside it, then renamed."""
-    with files.atomic_write(path) as f:
-        json.dump(report, f, indent=2)
+    files.write_json(path, report, indent=2)
 
 
 def short_names(names: list[str]) -> dict[str, str]:

@@ -17,7 +17,7 @@ from gin_env.files import check_input_file
 from gin_env.optional import require
 from gin_env.rules import PRESETS
 from gin_env.training.config import Args
-from gin_env.training.opponents import SELF, parse_schedule
+from gin_env.training.opponents import SELF, batched_agent, parse_schedule
 from gin_env.training.run_files import RUN_FILES, check_run_dir, new_history, read_history
 
 #: The largest ``--seed``: SB3 seeds numpy's legacy generator (below 2**32) with it plus a resumed run's step count.
@@ -90,16 +90,12 @@ def check_names(args: Args) -> None:
 
 
 def load_agent(option: str, name: str, batched: bool):
-    """The agent ``name`` given to ``option``; ``ValueError`` naming the option when it does not load, or when
-    ``batched`` and it has no ``act_batch`` (training plays its opponents and its teacher batch by batch)."""
+    """The agent ``name`` given to ``option`` (by :func:`.opponents.batched_agent` when ``batched``: training plays
+    its opponents and its teacher batch by batch); ``ValueError`` naming the option when it does not load."""
     try:
-        agent = agents.load(name)
+        return batched_agent(name) if batched else agents.load(name)
     except (ValueError, OSError) as err:
         raise ValueError(f"{option}: {err}") from None
-    if batched and not callable(getattr(agent, "act_batch", None)):
-        raise ValueError(f"{option}: agent {name!r} has no batched form act_batch(view, rng), and training plays "
-                         "its opponents and its teacher batch by batch")
-    return agent
 
 
 def check_agents(args: Args) -> None:

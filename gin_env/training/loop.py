@@ -16,7 +16,7 @@ from gin_env.files import atomic_path
 from gin_env.optional import MissingExtra, require
 from gin_env.rules import Rules
 from gin_env.training.checks import check_args
-from gin_env.training.config import Args, build_parser
+from gin_env.training.config import Args, parse_args
 from gin_env.training.run_files import checkpoints_line, clear_run, run_files_in, save_run
 
 
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Run the command line; the exit code (0 done, 2 a bad option or a missing dependency, before anything is
     written; 130 interrupted: the checkpoints written so far stay, each whole)."""
     prog = prog or "gin-env train"
-    args = Args(**vars(build_parser(prog).parse_args(argv)))
+    args = parse_args(argv, prog)
     try:
         history = check_args(args)
     except (ValueError, MissingExtra) as err:

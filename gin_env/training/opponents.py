@@ -74,5 +74,6 @@ def batched_agent(name: str):
     """An agent by name, for batched play (a pool opponent, the teacher and its opponent); it needs ``act_batch``."""
     agent = agents.load(name)
     if not callable(getattr(agent, "act_batch", None)):
-        raise ValueError(f"agent {name!r} has no batched form act_batch(view, rng), which training plays with")
+        raise ValueError(f"agent {name!r} has no batched form act_batch(view, rng), and training plays its opponents "
+                         "and its teacher batch by batch")
     return agent

@@ -31,14 +31,13 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from gin_env import agents
-from gin_env.files import read_text, temporary_name
+from gin_env.files import read_text, temporary_name, write_json
 from gin_env.optional import MissingExtra, require
 from gin_env.rules import PRESETS
-from gin_env.training.checks import MAX_SEED, check_ranges
-from gin_env.training.config import build_parser
+from gin_env.training.checks import MAX_SEED, check_ranges, load_agent
+from gin_env.training.config import parse_args
 from gin_env.training.opponents import parse_schedule
-from gin_env.training.run_files import check_run_dir, checkpoints_line, clear_run, write_json
+from gin_env.training.run_files import check_run_dir, checkpoints_line, clear_run
 
 
 @dataclass
@@ -124,10 +123,7 @@ def check(args: RLlibArgs) -> dict:
     hidden_sizes(args.hidden)
     for name in league_weights(args.opponents):
         if name != "self":
-            try:
-                agents.load(name)
-            except (ValueError, OSError) as err:
-                raise ValueError(f"--opponents: {err}") from None
+            load_agent("--opponents", name, batched=False)
     if args.resume and args.overwrite:
         raise ValueError("--resume continues the run in --run-dir and --overwrite replaces it: give one of them")
     check_run_dir(args.run_dir, args.resume, args.overwrite, RUN_FILES)
@@ -336,7 +332,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Run the command line; the exit code (0 done, 2 bad options or a missing dependency, before anything is
     written; 130 interrupted: the last whole checkpoint stays)."""
     prog = prog or "train_rllib.py"
-    args = RLlibArgs(**vars(build_parser(prog, RLlibArgs, __doc__.split("\n\n")[0]).parse_args(argv)))
+    args = parse_args(argv, prog, RLlibArgs, __doc__.split("\n\n")[0])
     try:
         league = check(args)
     except (ValueError, MissingExtra) as err:

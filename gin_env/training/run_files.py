@@ -3,7 +3,7 @@
 * **A run is never replaced by accident.** A folder that holds a run's files is refused unless the run is resumed
   or ``--overwrite`` is given (:func:`check_run_dir`); only then are the old files removed (:func:`clear_run`).
 * **Files are whole.** Every file is written under a temporary name and renamed (:mod:`gin_env.files`), so an
-  interrupt or an error leaves the previous checkpoint, never half of one (:func:`save_run`, :func:`write_json`).
+  interrupt or an error leaves the previous checkpoint, never half of one (:func:`save_run`).
 * **A history is checked before it is continued.** :func:`read_history` refuses, in one line, a ``history.json``
   that is not JSON or lacks what the run reads from it, before any training.
 
@@ -16,7 +16,7 @@ import json
 import os
 import shutil
 
-from gin_env.files import atomic_path, atomic_write, check_output_folder, read_text
+from gin_env.files import atomic_path, check_output_folder, read_text, write_json
 
 #: What ``gin-env train`` writes in its run folder.
 RUN_FILES = ("last.zip", "best.zip", "policy.zip", "history.json", "learning_curve.png", "tb")
@@ -50,12 +50,6 @@ def clear_run(folder: str, names: tuple[str, ...] = RUN_FILES) -> None:
             shutil.rmtree(path)
         else:
             os.unlink(path)
-
-
-def write_json(path: str, data) -> None:
-    """``data`` as indented JSON at ``path``, whole or not at all."""
-    with atomic_write(path) as f:
-        json.dump(data, f, indent=1)
 
 
 def save_run(model, history: dict, run_dir: str) -> None:
