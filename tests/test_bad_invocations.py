@@ -10,7 +10,9 @@ import sys
 
 import pytest
 
+from gin_env import cli
 from gin_env.agents.ppo import SHIPPED_MODEL
+from tests.refusals import assert_refused, snapshot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GIN_ENV = [sys.executable, "-m", "gin_env.cli"]
@@ -46,15 +48,11 @@ BAD = [
 ]
 
 
-def _tree(folder: str) -> dict[str, tuple[int, int]]:
-    """Every path under ``folder`` with its size and modification time."""
-    found = {}
-    for where, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            path = os.path.join(where, name)
-            info = os.stat(path)
-            found[os.path.relpath(path, folder)] = (info.st_size, info.st_mtime_ns)
-    return found
+def _prog(argv: list[str]) -> str:
+    """The name a command's error line starts with."""
+    if argv[:2] == TRAIN_RLLIB:
+        return "train_rllib.py"
+    return f"gin-env {argv[3]}" if argv[3] in cli.JOBS else "gin-env"
 
 
 @pytest.mark.parametrize("mention, argv", BAD, ids=[" ".join(argv[2:])[:60] for _, argv in BAD])
@@ -66,10 +64,8 @@ def test_a_bad_invocation_is_one_line_exit_2_and_writes_nothing(mention, argv, t
     run.mkdir(parents=True)
     (run / "history.json").write_text('{"train": [], "eval": []}\n')
     (run / "last.zip").write_bytes(b"a checkpoint")
-    before = _tree(str(tmp_path))
+    before = snapshot(tmp_path, times=True)
     env = {**os.environ, "PYTHONPATH": ROOT}
     result = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
-    lines = result.stderr.strip().splitlines()
-    assert result.returncode == 2, result.stdout + result.stderr
-    assert len(lines) == 1 and "error" in lines[0] and mention in lines[0], result.stderr
-    assert _tree(str(tmp_path)) == before
+    assert_refused(result.returncode, result.stderr, _prog(argv), mention)
+    assert snapshot(tmp_path, times=True) == before

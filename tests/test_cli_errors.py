@@ -16,6 +16,7 @@ import pytest
 from gin_env import cli
 from gin_env.evaluation import tournament
 from gin_env.training import export
+from tests.refusals import assert_refused, snapshot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL = os.path.join(ROOT, "agents", "models", "ppo_gin.zip")
@@ -36,31 +37,15 @@ def workdir(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _snapshot(folder) -> dict:
-    return {os.path.relpath(os.path.join(root, name), folder): _content(os.path.join(root, name))
-            for root, dirs, files in os.walk(folder) for name in dirs + files}
-
-
-def _content(path: str):
-    if os.path.isdir(path):
-        return "folder"
-    with open(path, "rb") as f:
-        return f.read()
-
-
 def _refused(argv: list[str], option: str, folder, capsys) -> str:
     """Run ``gin-env ARGV``: exit code 2, one line naming ``option``, ``folder`` untouched; the line."""
-    before = _snapshot(folder)
+    before = snapshot(folder)
     try:
         code = cli.main(argv)
     except SystemExit as stop:  # argparse's own errors
         code = stop.code
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert len(err.strip().splitlines()) == 1, err
-    line = err.strip()
-    assert line.startswith(f"gin-env {argv[0]}: error: ") and option in line, line
-    assert "Traceback" not in err and _snapshot(folder) == before
+    line = assert_refused(code, capsys.readouterr().err, f"gin-env {argv[0]}", option)
+    assert snapshot(folder) == before
     return line
 
 

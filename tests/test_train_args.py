@@ -15,6 +15,7 @@ import pytest
 
 from gin_env import cli
 from gin_env.training import config, loop, opponents, rllib_loop, run_files
+from tests.refusals import assert_refused, snapshot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: Imports that fail in a subprocess, as if training's extras were not installed.
@@ -30,13 +31,11 @@ TINY = ["--num-envs", "64", "--slots", "4", "--n-steps", "16", "--batch-size", "
 def _refused(capsys, tmp_path, argv: list[str], option: str, prog: str = "gin-env train") -> str:
     """Run ``argv``; assert exit code 2, one line ``PROG: error: ...`` naming ``option``, and nothing written under
     ``tmp_path``. The line."""
-    before = sorted(os.walk(tmp_path))
+    before = snapshot(tmp_path)
     code = cli.main(["train", *argv]) if prog == "gin-env train" else rllib_loop.main(argv, prog)
-    err = capsys.readouterr().err.strip()
-    assert code == 2, err
-    assert len(err.splitlines()) == 1 and err.startswith(f"{prog}: error: ") and option in err, err
-    assert sorted(os.walk(tmp_path)) == before
-    return err
+    line = assert_refused(code, capsys.readouterr().err, prog, option)
+    assert snapshot(tmp_path) == before
+    return line
 
 
 @pytest.mark.parametrize("argv, option", [

@@ -144,19 +144,19 @@ def _check_outputs(args: argparse.Namespace, game_rules: Rules) -> None:
     """Before the first game: every output path asked for can be written (``gin_env.files``' rules), no two of them
     are one path, the replay folder holds no replay of this run, and ``--plot`` and the progress bar have their
     packages."""
+    def check_replays(path: str, option: str) -> None:
+        recording.check_folder(path, tournament.replay_prefixes(args.agents, game_rules, args.seed), option)
+
     named: dict[str, str] = {}
     for path, option, check in ((args.json, "--json", files.check_output_file),
                                 (args.plot, "--plot", files.check_output_file),
-                                (args.replays, "--replays", files.check_output_folder)):
+                                (args.replays, "--replays", check_replays)):
         if path is None:
             continue
         check(path, option)
         same = named.setdefault(os.path.realpath(path), f"{option} {path}")
         if same != f"{option} {path}":
             raise ValueError(f"{option} {path}: the same path as {same}; give each output its own")
-    if args.replays is not None:
-        prefixes = tournament.replay_prefixes(args.agents, game_rules, args.seed)
-        recording.check_folder(args.replays, prefixes, "--replays")
     if args.plot is not None:
         require("matplotlib", "--plot")
     if not args.no_progress:
