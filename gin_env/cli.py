@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Callable
 
 from gin_env import __version__
 from gin_env.optional import MissingExtra
@@ -36,6 +37,19 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def at_least(minimum: int, why: str = "") -> Callable[[str], int]:
+    """An argparse ``type``: an integer of at least ``minimum`` (``why`` says why, for the message)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}{why}, got {value}")
+        return value
+    return parse
 
 
 def main(argv: list[str] | None = None) -> int:

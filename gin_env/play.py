@@ -28,7 +28,7 @@ import numpy as np
 
 from gin_env import actions, agents, cards, engine, match, recording, solver
 from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from gin_env.cli import ArgumentParser
+from gin_env.cli import ArgumentParser, at_least
 from gin_env.observation import view
 from gin_env.optional import require, script
 from gin_env.rules import PRESETS, Rules
@@ -327,7 +327,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m gin_env.play") ->
                         help=f"agent name ({', '.join(agents.names())}), a MaskablePPO .zip, a train_rllib.py .pt, "
                              "or module:attr (an Agent class, instance or act(view, rng) function) (default simple)")
     parser.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
-    parser.add_argument("--seed", type=int, help="seed of the deals and the agent's choices (default: a random one)")
+    parser.add_argument("--seed", type=at_least(0),
+                        help="seed of the deals and the agent's choices (default: a random one)")
     parser.add_argument("--save-replays", metavar="DIR", help="save each hand as a replay JSON file in DIR")
     parser.add_argument("--name", default="you", help="your name at the table (default you)")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
@@ -337,8 +338,6 @@ def main(argv: list[str] | None = None, prog: str = "python -m gin_env.play") ->
     args = parser.parse_args(argv)
     if args.partner is not None and args.players != 4:
         parser.error("--partner is for --players 4")
-    if args.seed is not None and args.seed < 0:
-        parser.error(f"argument --seed: must be at least 0, got {args.seed}")
     console = render.console()
     try:
         if args.players == 2:

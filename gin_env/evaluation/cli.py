@@ -11,10 +11,10 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from gin_env import agents, evaluation, files, recording
-from gin_env.cli import ArgumentParser
+from gin_env.cli import ArgumentParser, at_least
 from gin_env.evaluation import formats, report, tournament
 from gin_env.evaluation.ray_tasks import LOCAL as LOCAL_RAY
 from gin_env.evaluation.ray_tasks import TaskError
@@ -32,19 +32,6 @@ BAD_INPUT = (ValueError, AgentActionError, NotImplementedError, ImportError, OSE
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread: the run stops as after Ctrl-C, its worker processes with it."""
-
-
-def at_least(minimum: int, why: str = "") -> Callable[[str], int]:
-    """An argparse ``type``: an integer of at least ``minimum`` (``why`` says why, for the message)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}{why}, got {value}")
-        return value
-    return parse
 
 
 def parser(prog: str | None = None) -> argparse.ArgumentParser:
