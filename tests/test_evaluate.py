@@ -194,6 +194,7 @@ def test_the_comparison_of_reports_is_exact_but_for_the_last_bits_of_floats():
             assert_same_report(other, recorded)
 
 
+@pytest.mark.golden
 def test_the_report_is_the_one_recorded_before_the_move_into_the_package(tmp_path):
     """``python evaluate.py random simple expert --deals 40 --seed 0 --workers 1 --json FILE``, recorded before
     evaluation moved from the script into gin_env.evaluation (issue 12), again when each pair gained
