@@ -3,7 +3,7 @@
 This folder installs as ``gin_env.agents`` (``from gin_env import agents``); the distribution claims no other
 top-level import name.
 
-An agent maps what one player may know (a :class:`gin_env.observation.PlayerView`) to a legal action id. Agents
+An agent maps what one player may know (a :class:`gin_env.game.observation.PlayerView`) to a legal action id. Agents
 never see the engine state, so an agent cannot cheat by construction. An agent that decides from the legal actions
 alone may also have ``act_on_mask(legal_mask, rng) -> action``, the same choice as ``act`` from ``view.legal_mask``:
 ``GinRummy-v0`` then calls it and builds no view for that agent (``random`` has it). Built-in names:
@@ -36,7 +36,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from gin_env.observation import PlayerView
+from gin_env.game.observation import PlayerView
 
 
 @runtime_checkable

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from gin_env import cards, engine, meld_partners, solver
-from gin_env.actions import TAKE_DISCARD
-from gin_env.engine import DEALT, DISCARD, DRAW
-from gin_env.observation import PlayerView
-from gin_env.rules import HAND_SIZE
+from gin_env.game import cards, engine, meld_partners, solver
+from gin_env.game.actions import TAKE_DISCARD
+from gin_env.game.engine import DEALT, DISCARD, DRAW
+from gin_env.game.observation import PlayerView
+from gin_env.game.rules import HAND_SIZE
 
 
 def hidden_weights(view: PlayerView, shunned_weight: float, partner_weight: float) -> np.ndarray:

@@ -34,12 +34,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gin_env import cards, engine, meld_partners, solver
-from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from gin_env.batch_observation import BatchView
-from gin_env.observation import PlayerView
-from gin_env.rules import STOCK_AFTER_DEAL
-from gin_env.taken_card import kept_card
+from gin_env.batch.observation import BatchView
+from gin_env.game import cards, engine, meld_partners, solver
+from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.game.observation import PlayerView
+from gin_env.game.rules import STOCK_AFTER_DEAL
+from gin_env.game.taken_card import kept_card
 
 from .params import check_number
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from gin_env import cards
-from gin_env.actions import DISCARD_BASE, KNOCK_BASE, N_ACTIONS
-from gin_env.observation import OBS_SIZE, PLANES
+from gin_env.game import cards
+from gin_env.game.actions import DISCARD_BASE, KNOCK_BASE, N_ACTIONS
+from gin_env.game.observation import OBS_SIZE, PLANES
 from gin_env.optional import require
 
 torch = require("torch", "a PPO policy")

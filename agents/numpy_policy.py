@@ -21,10 +21,10 @@ import zipfile
 
 import numpy as np
 
-from gin_env import cards
-from gin_env.actions import DISCARD_BASE
 from gin_env.files import atomic_write
-from gin_env.observation import OBS_SIZE, PLANES
+from gin_env.game import cards
+from gin_env.game.actions import DISCARD_BASE
+from gin_env.game.observation import OBS_SIZE, PLANES
 
 from .params import check_flag
 from .ppo import PolicyAgent, read_model

@@ -18,10 +18,10 @@ import zipfile
 
 import numpy as np
 
-from gin_env.actions import N_ACTIONS
-from gin_env.batch_observation import BatchView, encode_batch
+from gin_env.batch.observation import BatchView, encode_batch
 from gin_env.files import atomic_write
-from gin_env.observation import OBS_SIZE, PlayerView, encode
+from gin_env.game.actions import N_ACTIONS
+from gin_env.game.observation import OBS_SIZE, PlayerView, encode
 from gin_env.optional import require
 
 from .params import check_flag

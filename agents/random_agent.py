@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gin_env.batch import random_set_bit
-from gin_env.batch_observation import BatchView
-from gin_env.observation import PlayerView
+from gin_env.batch.hand_batch import random_set_bit
+from gin_env.batch.observation import BatchView
+from gin_env.game.observation import PlayerView
 
 
 class RandomAgent:

@@ -61,13 +61,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gin_env import cards, solver
-from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from gin_env.batch import HandBatch
-from gin_env.batch_observation import batch_view
-from gin_env.engine import DISCARD, DRAW, OFFER, OVER
-from gin_env.observation import PlayerView, encode
-from gin_env.rules import Rules
+from gin_env.batch.hand_batch import HandBatch
+from gin_env.batch.observation import batch_view
+from gin_env.game import cards, solver
+from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.game.engine import DISCARD, DRAW, OFFER, OVER
+from gin_env.game.observation import PlayerView, encode
+from gin_env.game.rules import Rules
 
 from . import numpy_policy
 from .determinize import determinize

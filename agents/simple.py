@@ -21,12 +21,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gin_env import engine, solver
-from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from gin_env.batch_observation import BatchView
-from gin_env.bit_kernels import nth_bit, popcount
-from gin_env.meld_partners import RUN_WINDOWS_ARRAY, SAME_RANK_ARRAY, forms_meld
-from gin_env.observation import PlayerView
+from gin_env.batch.bits import nth_bit, popcount
+from gin_env.batch.observation import BatchView
+from gin_env.game import engine, solver
+from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.game.meld_partners import RUN_WINDOWS_ARRAY, SAME_RANK_ARRAY, forms_meld
+from gin_env.game.observation import PlayerView
 
 
 @njit(cache=True, inline="always")

@@ -12,11 +12,11 @@ import os
 
 import numpy as np
 
-from gin_env.actions import N_ACTIONS
 from gin_env.agents.params import check_flag
 from gin_env.agents.ppo import PolicyAgent
 from gin_env.files import atomic_write
-from gin_env.observation import OBS_SIZE
+from gin_env.game.actions import N_ACTIONS
+from gin_env.game.observation import OBS_SIZE
 from gin_env.optional import require
 
 torch = require("torch", "a torch policy")

@@ -34,12 +34,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gin_env import engine  # noqa: E402  (after the path setup above, so a source checkout runs as is)
-from gin_env.batch import HandBatch  # noqa: E402
-from gin_env.batch_observation import batch_view, encode_batch  # noqa: E402
-from gin_env.env import GinRummyEnv  # noqa: E402
-from gin_env.observation import encode, view  # noqa: E402
-from gin_env.rules import Rules  # noqa: E402
+from gin_env.batch.hand_batch import HandBatch  # noqa: E402
+from gin_env.batch.observation import batch_view, encode_batch  # noqa: E402
+from gin_env.envs.gin_rummy import GinRummyEnv  # noqa: E402
+from gin_env.game import engine
+from gin_env.game.observation import encode, view  # noqa: E402
+from gin_env.game.rules import Rules  # noqa: E402
 
 
 def _version(package: str) -> str:

@@ -39,9 +39,9 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gin_env.batch import masks_to_bits, random_set_bit  # noqa: E402  (after the path setup above: a checkout runs as is)
-from gin_env.env import GinRummyEnv  # noqa: E402
-from gin_env.vector import GinRummyVectorEnv  # noqa: E402
+from gin_env.batch.hand_batch import masks_to_bits, random_set_bit  # noqa: E402  (after the path setup above: a checkout runs as is)
+from gin_env.envs.gin_rummy import GinRummyEnv  # noqa: E402
+from gin_env.envs.vector import GinRummyVectorEnv  # noqa: E402
 
 #: A row: given a CPU-time budget in seconds, play and return how many hands it finished.
 Runner = Callable[[float], int]

@@ -18,7 +18,7 @@ import time
 import ray
 
 from gin_env.evaluation import tournament
-from gin_env.rules import Rules
+from gin_env.game.rules import Rules
 from gin_env.training import rllib_loop
 
 

@@ -17,10 +17,11 @@ import time
 import numpy as np
 from search_variants import parse_setting
 
-from gin_env import agents, engine
+from gin_env import agents
 from gin_env.agents.search import SearchAgent
-from gin_env.observation import view
-from gin_env.rules import PRESETS, Rules
+from gin_env.game import engine
+from gin_env.game.observation import view
+from gin_env.game.rules import PRESETS, Rules
 
 
 def decision_times(search: SearchAgent, opponent, rules: Rules, hands: int, seed: int) -> tuple[list, list]:

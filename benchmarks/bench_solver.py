@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from gin_env import cards, solver
+from gin_env.game import cards, solver
 
 #: OpenSpiel orders suits s, c, d, h; ours are S, H, D, C.
 OPENSPIEL_SUIT = {0: 0, 1: 3, 2: 2, 3: 1}

@@ -22,10 +22,10 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import gin_env  # noqa: F401 - registers GinRummy-v0
-from gin_env.sb3 import SB3VecEnv
+from gin_env.envs.vector import GinRummyVectorEnv
+from gin_env.interop.sb3 import SB3VecEnv
 from gin_env.training.config import Args
 from gin_env.training.loop import new_model
-from gin_env.vector import GinRummyVectorEnv
 
 
 def make_env(kind: str, args: Args):

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_env import openspiel  # noqa: E402  (a sibling script, on the path set just above)
 
-from gin_env.vector import GinRummyVectorEnv  # noqa: E402
+from gin_env.envs.vector import GinRummyVectorEnv  # noqa: E402
 
 
 def bench_vector(num_envs: int, opponent: str, seconds: float, seed: int) -> dict:

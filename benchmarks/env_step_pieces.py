@@ -21,9 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gin_env import engine, match, observation, table  # noqa: E402  (after the path setup: a checkout runs as is)
-from gin_env.env import GinRummyEnv  # noqa: E402
-from gin_env.solver import scalar  # noqa: E402
+from gin_env.envs.gin_rummy import GinRummyEnv  # noqa: E402
+from gin_env.game import engine, match, observation
+from gin_env.game.solver import scalar  # noqa: E402
+from gin_env.table import two_players as table
 
 PASSES = 5
 WHOLE_RUNS = 3

@@ -4,7 +4,8 @@ expert) in duplicate matches, one row each.
     python benchmarks/expert_variants.py [--matches 1000] [--seed 100] [--rules eaai] [--only NAME ...]
 
 Every variant the current code can express is listed in ``VARIANTS``; the match win rate is the variant's, with its
-95% interval, over duplicate matches to the rules' target (``gin_env.duel.play_duplicate``). Progress goes to stderr.
+95% interval, over duplicate matches to the rules' target (``gin_env.evaluation.duel.play_duplicate``).
+Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from gin_env import agents
 from gin_env.agents.expert import ExpertAgent, ExpertParams
 from gin_env.evaluation.stats import pair_stats
 from gin_env.evaluation.tournament import play_games
-from gin_env.rules import PRESETS, STOCK_AFTER_DEAL, Rules
+from gin_env.game.rules import PRESETS, STOCK_AFTER_DEAL, Rules
 
 #: Stock draws until the wall (R37): "over the whole stock".
 WHOLE_STOCK = float(STOCK_AFTER_DEAL - 2)

@@ -22,8 +22,8 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gin_env.pettingzoo import env  # noqa: E402  (after the path setup above: a checkout runs as is)
-from gin_env.rules import PRESETS  # noqa: E402
+from gin_env.envs.pettingzoo import env  # noqa: E402  (after the path setup above: a checkout runs as is)
+from gin_env.game.rules import PRESETS  # noqa: E402
 from tests.formats_play import FORMATS, play_game, reached_target  # noqa: E402
 
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import argparse
 import collections
 
-from gin_env import agents, duel, engine
-from gin_env.rules import PRESETS, Rules
+from gin_env import agents
+from gin_env.evaluation import duel
+from gin_env.game import engine
+from gin_env.game.rules import PRESETS, Rules
 
 COLUMNS = ("gin", "knock", "undercut", "opponent gin", "opponent knock", "opponent undercut", "tie", "dead")
 

@@ -1,4 +1,4 @@
-"""Our agents against OpenSpiel's gin rummy bots, inside OpenSpiel 2.0.2 (``gin_env.openspiel.GinEnvBot``).
+"""Our agents against OpenSpiel's gin rummy bots, inside OpenSpiel 2.0.2 (``gin_env.interop.openspiel.GinEnvBot``).
 
     python benchmarks/openspiel_bots.py [--agents random simple expert ppo] [--simple-deals 500]
                                         [--ismcts-deals 100] [--ismcts-deals-for random=25] [--seed 0]
@@ -7,7 +7,7 @@
 Opponents: OpenSpiel's simple bot (``pyspiel.make_simple_gin_rummy_bot``) and its ISMCTS bot (``pyspiel.ISMCTSBot``:
 200 simulations, one random rollout per leaf, UCT constant 2, the most visited move). The game is OpenSpiel's
 ``gin_rummy`` with default parameters; hands are played by OpenSpiel's ``evaluate_bots`` loop
-(``gin_env.openspiel.play_hand``).
+(``gin_env.interop.openspiel.play_hand``).
 
 Each deal is played twice with the seats swapped: both hands draw their chance outcomes from one generator seeded
 by (seed, deal), so they get the same deal and the same stock order. The numbers are our agent's, with
@@ -35,7 +35,7 @@ for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 from gin_env import agents  # noqa: E402
 from gin_env.evaluation.stats import normal_interval, ratio_estimate, wilson_interval  # noqa: E402
-from gin_env.openspiel import GinEnvBot, play_hand, pyspiel  # noqa: E402  (names the extra if OpenSpiel is missing)
+from gin_env.interop.openspiel import GinEnvBot, play_hand, pyspiel  # noqa: E402  (names the extra if OpenSpiel is missing)
 
 ISMCTS_SIMULATIONS = 200
 ISMCTS_UCT_C = 2.0

@@ -21,8 +21,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_solver import meld_rich_hands, random_hands  # noqa: E402
 
-from gin_env import cards, solver  # noqa: E402
-from gin_env.openspiel_history import action_table, pyspiel  # noqa: E402
+from gin_env.game import cards, solver
+from gin_env.interop.openspiel_history import action_table, pyspiel  # noqa: E402
 
 KNOCK_LIMIT = 10
 EXAMPLES = 5

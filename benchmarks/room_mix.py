@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gin_env import agents  # noqa: E402  (after the path setup above: a checkout runs as is)
 from gin_env.evaluation.stats import normal_interval, ratio_estimate, wilson_interval  # noqa: E402
-from gin_env.format_table import RoomTable  # noqa: E402
-from gin_env.rules import PRESETS, Rules  # noqa: E402
+from gin_env.game.rules import PRESETS, Rules  # noqa: E402
+from gin_env.table.formats import RoomTable  # noqa: E402
 
 LINEUPS = [
     (("expert",), ("simple",)),

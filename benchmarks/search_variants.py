@@ -18,7 +18,7 @@ from gin_env import agents
 from gin_env.agents.search import SearchAgent
 from gin_env.evaluation.stats import pair_stats
 from gin_env.evaluation.tournament import play_games
-from gin_env.rules import PRESETS, Rules
+from gin_env.game.rules import PRESETS, Rules
 
 
 def parse_setting(text: str) -> tuple[str, float | int | bool | str]:

@@ -1,4 +1,4 @@
-"""Print the transcript of a real game of ``python -m gin_env.play``, for the README.
+"""Print the transcript of a real game of ``gin-env play``, for the README.
 
 The person's seat is played by the simple agent typing its choices as commands, with three slips on the way to
 show the explanations (a typo, a knock that is not allowed, a card not held), through the same prompts and input
@@ -15,9 +15,11 @@ import sys
 import numpy as np
 from rich.console import Console
 
-from gin_env import agents, cards, engine, play
-from gin_env.actions import action_card
-from gin_env.observation import view
+from gin_env import agents
+from gin_env.game import cards, engine
+from gin_env.game.actions import action_card
+from gin_env.game.observation import view
+from gin_env.ui import play
 
 
 def _slip(state: engine.HandState, action: int, made: set[str]) -> str | None:

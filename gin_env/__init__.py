@@ -15,5 +15,5 @@ ENV_ID = "GinRummy-v0"
 
 # Re-importing the package (e.g. after importlib.reload) must not register the id twice.
 if ENV_ID not in registry:
-    register(id=ENV_ID, entry_point="gin_env.format_env:make_env",
-             vector_entry_point="gin_env.vector:GinRummyVectorEnv")
+    register(id=ENV_ID, entry_point="gin_env.envs.format_env:make_env",
+             vector_entry_point="gin_env.envs.vector:GinRummyVectorEnv")

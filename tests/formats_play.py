@@ -7,12 +7,12 @@ from collections import defaultdict
 
 import numpy as np
 
-from gin_env import actions, cards, engine, four_players, solver
-from gin_env.observation import OBS_LAYOUT
-from gin_env.rules import Rules
+from gin_env.game import actions, cards, engine, four_players, solver
+from gin_env.game.observation import OBS_LAYOUT
+from gin_env.game.rules import Rules
 from tests.scripted import GREEDY_DISCARD_PROB
 
-#: The formats: keyword arguments of ``gin_env.pettingzoo.env``.
+#: The formats: keyword arguments of ``gin_env.envs.pettingzoo.env``.
 FORMATS = {"players=3": {"players": 3}, "players=4": {"players": 4}, "room=(2, 3)": {"room": (2, 3)}}
 
 

@@ -24,9 +24,9 @@ import sys
 
 import numpy as np
 
-from gin_env.actions import BIG_GIN, KNOCK_BASE
 from gin_env.files import atomic_write
-from gin_env.rules import PRESETS
+from gin_env.game.actions import BIG_GIN, KNOCK_BASE
+from gin_env.game.rules import PRESETS
 
 GOLDEN_PATH = os.path.join(os.path.dirname(__file__), "data", "golden", "trajectories.json")
 EPISODES = ("hand", "match")
@@ -104,7 +104,7 @@ def _pick(mask: np.ndarray, rng: np.random.Generator) -> int:
 
 def scalar_run(preset: str, episode: str, **options) -> dict:
     """GinRummy-v0 with a random learner (``_picks``), ``SCALAR_EPISODES[episode]`` episodes from seed 11."""
-    from gin_env.env import GinRummyEnv
+    from gin_env.envs.gin_rummy import GinRummyEnv
 
     env = GinRummyEnv(rules=preset, opponent=OPPONENTS[episode], episode=episode, render_mode="ansi", **options)
     rng = np.random.default_rng(5)
@@ -123,7 +123,7 @@ def scalar_run(preset: str, episode: str, **options) -> dict:
 def vector_run(preset: str, episode: str, **options) -> dict:
     """The vector env with random learners (``_picks``): ``VECTOR_GAMES`` games for ``VECTOR_STEPS[episode]`` steps
     from seed 11."""
-    from gin_env.vector import GinRummyVectorEnv
+    from gin_env.envs.vector import GinRummyVectorEnv
 
     env = GinRummyVectorEnv(num_envs=VECTOR_GAMES, rules=preset, opponent=OPPONENTS[episode], episode=episode,
                             **options)
@@ -142,8 +142,8 @@ def pettingzoo_run(preset: str, episode: str) -> dict:
     """The PettingZoo env, player_0 random (``_picks``) and player_1 the simple agent (reading its view of the
     engine's state), ``SCALAR_EPISODES[episode]`` episodes from seed 11 (the reward sum is player_0's)."""
     from gin_env import agents
-    from gin_env.observation import view
-    from gin_env.pettingzoo import GinRummyAEC
+    from gin_env.envs.pettingzoo import GinRummyAEC
+    from gin_env.game.observation import view
 
     simple = agents.load("simple")
 

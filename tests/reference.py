@@ -1,6 +1,6 @@
 """A slow, obviously-correct reference solver for tests: exhaustive search over every set of disjoint melds.
 
-It shares nothing with ``gin_env.solver`` beyond the card encoding, so agreement between them is evidence."""
+It shares nothing with ``gin_env.game.solver`` beyond the card encoding, so agreement between them is evidence."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gin_env import actions, cards, engine, solver
+from gin_env.game import actions, cards, engine, solver
 
 #: Chance that the seeded player takes an ending action (knock, gin, big gin) when one is legal.
 END_PROB = 0.5

@@ -12,11 +12,12 @@ import zipfile
 import numpy as np
 import pytest
 
-from gin_env import agents, duel
-from gin_env.actions import N_ACTIONS
+from gin_env import agents
 from gin_env.agents import numpy_policy, ppo
-from gin_env.observation import OBS_SIZE, encode
-from gin_env.rules import Rules
+from gin_env.evaluation import duel
+from gin_env.game.actions import N_ACTIONS
+from gin_env.game.observation import OBS_SIZE, encode
+from gin_env.game.rules import Rules
 
 # -- the shipped networks ------------------------------------------------------------------------------------------
 
@@ -37,8 +38,9 @@ def test_the_shipped_agents_play_without_torch_or_sb3():
 import sys
 for blocked in ("torch", "stable_baselines3", "sb3_contrib"):
     sys.modules[blocked] = None
-from gin_env import agents, duel
-from gin_env.rules import Rules
+from gin_env import agents
+from gin_env.evaluation import duel
+from gin_env.game.rules import Rules
 rules = Rules.preset("eaai", target=None)
 for name in ("ppo", "ppo-expert", "search"):
     agent = agents.load(name)
@@ -304,7 +306,7 @@ def test_a_plain_ppo_zip_is_no_maskable_model(tmp_path):
     pytest.importorskip("sb3_contrib")
     from stable_baselines3 import PPO
 
-    from gin_env.env import GinRummyEnv
+    from gin_env.envs.gin_rummy import GinRummyEnv
 
     PPO("MlpPolicy", GinRummyEnv(), seed=0, device="cpu", policy_kwargs={"net_arch": [8]}).save(tmp_path / "p.zip")
     with pytest.raises(ValueError, match="p.zip' could not be loaded as a MaskablePPO model: Policy must subclass"):

@@ -7,12 +7,13 @@ import zipfile
 import numpy as np
 import pytest
 
-from gin_env import actions, agents, cards, engine, solver
+from gin_env import agents
 from gin_env.agents.random_agent import RandomAgent
 from gin_env.agents.simple import SimpleAgent
-from gin_env.meld_partners import forms_meld
-from gin_env.observation import view
-from gin_env.rules import Rules
+from gin_env.game import actions, cards, engine, solver
+from gin_env.game.meld_partners import forms_meld
+from gin_env.game.observation import view
+from gin_env.game.rules import Rules
 from tests.scripted import act, hand, make_deck
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -222,7 +223,7 @@ def test_module_attr_failures_name_the_spec(spec, message):
 
 def test_module_attr_works_wherever_an_agent_name_does(capsys):
     """evaluate, play and the env's ``opponent=`` all go through agents.load."""
-    from gin_env.env import GinRummyEnv
+    from gin_env.envs.gin_rummy import GinRummyEnv
     from gin_env.evaluation import cli
 
     spec = "tests.test_agents_simple:first_legal"
@@ -248,7 +249,7 @@ def test_load_missing_or_corrupt_model_fails_clearly(tmp_path):
 def test_load_a_saved_maskable_ppo_model(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from gin_env.env import GinRummyEnv
+    from gin_env.envs.gin_rummy import GinRummyEnv
 
     model = MaskablePPO("MlpPolicy", GinRummyEnv(), seed=0, device="cpu", policy_kwargs={"net_arch": [16]})
     path = tmp_path / "tiny.zip"
@@ -267,8 +268,8 @@ def test_load_a_saved_maskable_ppo_model(tmp_path):
 def test_simple_act_batch_plays_as_act(preset):
     """The compiled batched policy chooses what ``act`` chooses in every game; where the least-deadwood cards tie
     (each agent breaks ties with its own draws), it picks one of them, as a knock when that is legal."""
-    from gin_env.batch import HandBatch
-    from gin_env.batch_observation import batch_view
+    from gin_env.batch.hand_batch import HandBatch
+    from gin_env.batch.observation import batch_view
 
     rules = Rules.preset(preset)
     n = 200

@@ -8,19 +8,19 @@ import importlib
 import numpy as np
 import pytest
 
-from gin_env import cards, engine
-from gin_env.actions import N_ACTIONS, PASS
-from gin_env.env import GinRummyEnv
-from gin_env.rules import Rules
-from gin_env.vector import GinRummyVectorEnv
+from gin_env.envs.gin_rummy import GinRummyEnv
+from gin_env.envs.vector import GinRummyVectorEnv
+from gin_env.game import cards, engine
+from gin_env.game.actions import N_ACTIONS, PASS
+from gin_env.game.rules import Rules
 
 
 class _PettingZoo:
-    """``gin_env.pettingzoo``, imported at first use: the other envs' tests run on a core install too (tests of
+    """``gin_env.envs.pettingzoo``, imported at first use: the other envs' tests run on a core install too (tests of
     PettingZoo skip there, tests/conftest.py)."""
 
     def __getattr__(self, name: str):
-        return getattr(importlib.import_module("gin_env.pettingzoo"), name)
+        return getattr(importlib.import_module("gin_env.envs.pettingzoo"), name)
 
 
 pettingzoo = _PettingZoo()

@@ -7,10 +7,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from gin_env import batch, cards, engine, match, observation, solver
-from gin_env.batch_observation import batch_view, encode_batch
-from gin_env.rules import PRESETS, Rules
-from gin_env.vector import GinRummyVectorEnv
+from gin_env.batch import hand_batch as batch
+from gin_env.batch.observation import batch_view, encode_batch
+from gin_env.envs.vector import GinRummyVectorEnv
+from gin_env.game import cards, engine, match, observation, solver
+from gin_env.game.rules import PRESETS, Rules
 from tests.scripted import LoopingAgent, looping_action
 
 

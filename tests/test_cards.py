@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from gin_env import cards
+from gin_env.game import cards
 
 
 def test_ids_follow_suit_then_rank():

@@ -6,9 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gin_env import agents, duel, engine, match
-from gin_env.actions import N_ACTIONS
-from gin_env.rules import Rules
+from gin_env import agents
+from gin_env.evaluation import duel
+from gin_env.game import engine, match
+from gin_env.game.actions import N_ACTIONS
+from gin_env.game.rules import Rules
 
 
 class Watcher:

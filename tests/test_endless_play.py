@@ -6,11 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gin_env import agents, duel, observation
-from gin_env.batch_observation import batch_view
-from gin_env.env import GinRummyEnv
-from gin_env.rules import Rules
-from gin_env.vector import GinRummyVectorEnv
+from gin_env import agents
+from gin_env.batch.observation import batch_view
+from gin_env.envs.gin_rummy import GinRummyEnv
+from gin_env.envs.vector import GinRummyVectorEnv
+from gin_env.evaluation import duel
+from gin_env.game import observation
+from gin_env.game.rules import Rules
 from tests.scripted import LoopingAgent, looping_action
 
 #: The presets, openspiel without its cap of 50 takes from the pile (R60), which ends a looping hand before the turn
@@ -88,7 +90,7 @@ def test_vector_env_episodes_end(rules, episode):
 @pytest.mark.parametrize("episode", ["hand", "match"])
 @pytest.mark.parametrize("rules", RULES, ids=RULE_IDS)
 def test_pettingzoo_episode_ends(rules, episode):
-    from gin_env.pettingzoo import env as aec_env
+    from gin_env.envs.pettingzoo import env as aec_env
 
     aec = aec_env(rules=rules, episode=episode)
     aec.reset(seed=6)

@@ -10,8 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from gin_env import actions, cards, engine
-from gin_env.rules import Rules
+from gin_env.game import actions, cards, engine
+from gin_env.game.rules import Rules
 from tests.scripted import PRESETS, act, choose, hand, legal_names, looping_action, make_deck
 
 P = cards.parse
@@ -570,7 +570,7 @@ def test_validate_names_the_broken_invariant(broken):
 def test_r16_kept_card_is_one_function_for_python_arrays_and_kernels():
     """R16: the card just taken stays in hand unless ``discard_taken_card``; the one function answers for a scalar
     state and for a batch alike, and the kernels' compiled binding of it agrees."""
-    from gin_env.taken_card import kept_card, kept_card_compiled
+    from gin_env.game.taken_card import kept_card, kept_card_compiled
 
     for discard_taken_card in (False, True):
         for taken in (engine.NO_CARD, 0, 17, 51):

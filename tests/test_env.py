@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import gin_env
-from gin_env import actions, cards, engine, match
-from gin_env.env import GinRummyEnv
-from gin_env.observation import OBS_SIZE, encode, view
-from gin_env.rules import Rules
+from gin_env.envs.gin_rummy import GinRummyEnv
+from gin_env.game import actions, cards, engine, match
+from gin_env.game.observation import OBS_SIZE, encode, view
+from gin_env.game.rules import Rules
 from tests.scripted import make_deck
 
 

@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 
 import gin_env  # noqa: F401  (registers GinRummy-v0)
-from gin_env import batch_kernels, engine
-from gin_env.env import GinRummyEnv
-from gin_env.rules import CAP_KEYS, MAX_CAP, MAX_POINTS, POINT_KEYS, Rules
-from gin_env.table import MAX_REDEALS
-from gin_env.vector import GinRummyVectorEnv
+from gin_env.batch import kernels as batch_kernels
+from gin_env.envs.gin_rummy import GinRummyEnv
+from gin_env.envs.vector import GinRummyVectorEnv
+from gin_env.game import engine
+from gin_env.game.rules import CAP_KEYS, MAX_CAP, MAX_POINTS, POINT_KEYS, Rules
+from gin_env.table.two_players import MAX_REDEALS
 
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
 #: Formats of GinRummy-v0 other than two players, as gym.make keyword arguments.
@@ -91,7 +92,7 @@ def test_editing_the_vector_envs_masks_changes_nothing_it_accepts():
 
 
 def test_editing_a_pettingzoo_observation_changes_nothing_it_accepts():
-    pettingzoo = pytest.importorskip("gin_env.pettingzoo")
+    pettingzoo = pytest.importorskip("gin_env.envs.pettingzoo")
     aec = pettingzoo.env()
     aec.reset(seed=7)
     mask = aec.observe(aec.agent_selection)["action_mask"]
@@ -183,7 +184,7 @@ def test_no_deal_reaching_the_learner_is_an_error_not_an_endless_reset(make):
 
 
 def test_pettingzoo_deals_such_rules_at_once():
-    pettingzoo = pytest.importorskip("gin_env.pettingzoo")
+    pettingzoo = pytest.importorskip("gin_env.envs.pettingzoo")
     aec = pettingzoo.env(rules=NO_DECISION)
     aec.reset(seed=0)
     assert aec.agent_selection == "player_1"  # the non-dealer, to discard from 11 cards
@@ -228,7 +229,7 @@ def test_players_and_seats_of_the_format_env_take_any_integer_type_and_nothing_e
     for key, bad in (("players", True), ("players", 3.0), ("learner_seat", True), ("learner_seat", 1.0)):
         with pytest.raises(TypeError, match=key):
             gym.make("GinRummy-v0", **{"players": 3, key: bad})
-    pettingzoo = pytest.importorskip("gin_env.pettingzoo")
+    pettingzoo = pytest.importorskip("gin_env.envs.pettingzoo")
     assert pettingzoo.env(players=np.int8(4)).rules.players == 4
 
 
@@ -317,7 +318,7 @@ def test_the_ansi_tables_say_one_card():
     (Rules(max_upcard_draws=1), "The cap of 1 take from the discard pile is reached"),
 ])
 def test_the_showdown_of_a_dead_hand_says_one_card_or_take(rules, line):
-    render = pytest.importorskip("gin_env.render")
+    render = pytest.importorskip("gin_env.ui.render")
     rng = np.random.default_rng(0)
     for _ in range(200):
         state = engine.new_hand(rules, rng)

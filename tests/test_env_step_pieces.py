@@ -4,7 +4,8 @@ its trace sees both players' engine steps and the learner's views, and it leaves
 import importlib.util
 from pathlib import Path
 
-from gin_env import engine, match, table
+from gin_env.game import engine, match
+from gin_env.table import two_players as table
 
 
 def load_pieces():

@@ -17,7 +17,7 @@ import pytest
 
 from gin_env.evaluation import cli, progress, stats, tournament
 from gin_env.evaluation import report as report_module
-from gin_env.rules import Rules
+from gin_env.game.rules import Rules
 from tests.golden import assert_same_report
 from tests.scripted import LoopingAgent
 

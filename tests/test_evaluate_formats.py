@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from gin_env import actions
 from gin_env.evaluation import cli
 from gin_env.evaluation.formats import evaluate_format, play_lineups
-from gin_env.rules import Rules
+from gin_env.game import actions
+from gin_env.game.rules import Rules
 
 
 class KnockFirst:

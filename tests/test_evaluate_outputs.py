@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from gin_env import replay
 from gin_env.evaluation import cli, report, tournament
+from gin_env.replay import replay_file as replay
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FAST = ["simple", "random", "--deals", "3", "--workers", "1", "--no-progress"]

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from gin_env import actions, cards, engine
-from gin_env.rules import Rules
+from gin_env.game import actions, cards, engine
+from gin_env.game.rules import Rules
 from tests.scripted import PRESETS, act, hand, legal_names, make_deck
 
 P = cards.parse

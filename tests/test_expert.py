@@ -7,13 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gin_env import actions, agents, cards, duel, engine, solver
+from gin_env import agents
 from gin_env.agents.expert import ExpertAgent, ExpertParams
-from gin_env.batch_observation import batch_view
-from gin_env.evaluation import evaluate
-from gin_env.observation import view
-from gin_env.rules import STOCK_AFTER_DEAL, Rules
-from gin_env.vector import GinRummyVectorEnv
+from gin_env.batch.observation import batch_view
+from gin_env.envs.vector import GinRummyVectorEnv
+from gin_env.evaluation import duel, evaluate
+from gin_env.game import actions, cards, engine, solver
+from gin_env.game.observation import view
+from gin_env.game.rules import STOCK_AFTER_DEAL, Rules
 from tests.scripted import PRESETS, act, make_deck
 
 RNG = np.random.default_rng(0)

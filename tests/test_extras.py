@@ -42,31 +42,32 @@ def _one_line(result: subprocess.CompletedProcess, extra: str) -> str:
 
 @pytest.fixture(scope="module")
 def replay_file(tmp_path_factory):
-    from gin_env import agents, recording
-    from gin_env.rules import Rules
+    from gin_env import agents
+    from gin_env.evaluation import duel
+    from gin_env.game.rules import Rules
 
     folder = tmp_path_factory.mktemp("replays")
-    recording.play_duplicate(Rules.preset("standard", target=None), agents.load("simple"), agents.load("random"), 1, 0,
-                          folder)
+    duel.play_duplicate(Rules.preset("standard", target=None), agents.load("simple"), agents.load("random"), 1, 0,
+                        replays=folder)
     return str(sorted(folder.iterdir())[0])
 
 
-@pytest.mark.parametrize("module, argv", [("gin_env.play", ["--seed", "1"]), ("gin_env.cli", ["play"])])
+@pytest.mark.parametrize("module, argv", [("gin_env.ui.play", ["--seed", "1"]), ("gin_env.cli", ["play"])])
 def test_the_terminal_game_without_rich(module, argv):
     assert "the terminal game needs rich" in _one_line(_run(["rich"], module, *argv), "play")
 
 
-@pytest.mark.parametrize("module, argv", [("gin_env.replay", []), ("gin_env.cli", ["replay"])])
+@pytest.mark.parametrize("module, argv", [("gin_env.ui.viewer", []), ("gin_env.cli", ["replay"])])
 def test_the_replay_viewer_without_rich(module, argv, replay_file):
     _one_line(_run(["rich"], module, *argv, replay_file), "play")
 
 
 def test_the_pettingzoo_env_without_pettingzoo():
-    code = ("try:\n    from gin_env.pettingzoo import env\nexcept ImportError as e:\n"
+    code = ("try:\n    from gin_env.envs.pettingzoo import env\nexcept ImportError as e:\n"
             "    print(type(e).__name__, e)\n")
     result = subprocess.run([sys.executable, "-c", "import sys; sys.modules['pettingzoo'] = None\n" + code],
                             capture_output=True, text=True, timeout=120)
-    assert result.stdout.strip() == ("MissingExtra gin_env.pettingzoo needs pettingzoo, which is not installed: "
+    assert result.stdout.strip() == ("MissingExtra gin_env.envs.pettingzoo needs pettingzoo, which is not installed: "
                                      "pip install 'gin-env[pettingzoo]'")
 
 
@@ -120,7 +121,7 @@ def test_the_core_needs_no_extra():
             "import gymnasium as gym, gin_env, json\n"
             "from gin_env.evaluation import evaluate\n"
             "env = gym.make('GinRummy-v0', render_mode='rgb_array'); env.reset(seed=0); env.render()\n"
-            "print(json.dumps(evaluate(['search', 'random'], gin_env.rules.Rules(), 'deals', 2)['agents']))\n")
+            "print(json.dumps(evaluate(['search', 'random'], gin_env.game.rules.Rules(), 'deals', 2)['agents']))\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == ["search", "random"]

@@ -9,10 +9,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import gin_env  # noqa: F401 - registers GinRummy-v0
-from gin_env import four_players, three_players
-from gin_env.env import GinRummyEnv
-from gin_env.format_env import FormatEnv
-from gin_env.rules import Rules
+from gin_env.envs.format_env import FormatEnv
+from gin_env.envs.gin_rummy import GinRummyEnv
+from gin_env.game import four_players, three_players
+from gin_env.game.rules import Rules
 
 FORMATS = {
     "players=3": {"players": 3, "opponents": ["simple", "random"]},

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gin_env.batch import HandBatch
-from gin_env.rules import PRESETS, Rules
-from gin_env.vector import GinRummyVectorEnv
+from gin_env.batch.hand_batch import HandBatch
+from gin_env.envs.vector import GinRummyVectorEnv
+from gin_env.game.rules import PRESETS, Rules
 
 
 def test_r49_players_default_two_and_every_preset_is_two_player():

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gin_env import actions, cards, engine, four_players, match, three_players
-from gin_env.engine import HandOutcome
-from gin_env.rules import Rules
+from gin_env.game import actions, cards, engine, four_players, match, three_players
+from gin_env.game.engine import HandOutcome
+from gin_env.game.rules import Rules
 from tests.scripted import PRESETS, choose, make_deck
 
 DEAD = engine.DEAD_OUTCOME

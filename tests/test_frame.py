@@ -1,4 +1,4 @@
-"""render_mode="rgb_array" (gin_env.frame): the table as an RGB picture, numpy only, that Gymnasium's RecordVideo
+"""render_mode="rgb_array" (gin_env.ui.frame): the table as an RGB picture, numpy only, that Gymnasium's RecordVideo
 records; the opponent's cards stay hidden until the showdown."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import gin_env  # noqa: F401 - registers GinRummy-v0
-from gin_env import engine, frame
-from gin_env.rules import Rules
+from gin_env.game import engine
+from gin_env.game.rules import Rules
+from gin_env.ui import frame
 
 
 def _play(env, seed: int):

@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gin_env import agents, duel
+from gin_env import agents
 from gin_env.agents import numpy_policy
-from gin_env.rules import Rules
+from gin_env.evaluation import duel
+from gin_env.game.rules import Rules
 
 
 @pytest.mark.parametrize("name", ["ppo", "ppo-expert"])

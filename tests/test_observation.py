@@ -7,8 +7,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from gin_env import cards, engine, solver
-from gin_env.observation import (
+from gin_env.game import cards, engine, solver
+from gin_env.game.observation import (
     N_BIT_ENTRIES,
     OBS_HIGH,
     OBS_LAYOUT,
@@ -20,7 +20,7 @@ from gin_env.observation import (
     own_deadwood,
     view,
 )
-from gin_env.rules import Rules
+from gin_env.game.rules import Rules
 
 ISSUE_FIELDS = ("hand", "top_discard", "pile_rest", "opponent_known", "opponent_discards", "opponent_declined",
                 "unseen", "phase", "stock_size", "knock_limit", "deadwood", "scores")

@@ -1,4 +1,4 @@
-"""gin-env agents inside OpenSpiel's gin_rummy (gin_env.openspiel), and OpenSpiel as a live differential check of the
+"""gin-env agents inside OpenSpiel's gin_rummy (``interop.openspiel``) and OpenSpiel as a live differential check of the
 ``openspiel`` preset: legal moves at every decision, hand ends (R37, R38, R60, R61) and scores (docs/openspiel.md)."""
 
 from __future__ import annotations
@@ -10,21 +10,21 @@ import sys
 import numpy as np
 import pytest
 
-from gin_env import actions, cards, engine, solver
+from gin_env.game import actions, cards, engine, solver
 
 
 def test_missing_open_spiel_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # makes ``import pyspiel`` fail as if it were not installed
-    monkeypatch.delitem(sys.modules, "gin_env.openspiel", raising=False)
-    monkeypatch.delitem(sys.modules, "gin_env.openspiel_history", raising=False)
-    with pytest.raises(ImportError, match=r"^gin_env.openspiel \(GinEnvBot\) needs pyspiel, which is not installed: "
-                                          r"pip install 'gin-env\[openspiel\]'$"):
-        importlib.import_module("gin_env.openspiel")
+    monkeypatch.delitem(sys.modules, "gin_env.interop.openspiel", raising=False)
+    monkeypatch.delitem(sys.modules, "gin_env.interop.openspiel_history", raising=False)
+    with pytest.raises(ImportError, match=r"^gin_env.interop.openspiel \(GinEnvBot\) needs pyspiel, which is not "
+                                          r"installed: pip install 'gin-env\[openspiel\]'$"):
+        importlib.import_module("gin_env.interop.openspiel")
 
 
 pyspiel = pytest.importorskip("pyspiel")
-gos = importlib.import_module("gin_env.openspiel")
-gos_history = importlib.import_module("gin_env.openspiel_history")
+gos = importlib.import_module("gin_env.interop.openspiel")
+gos_history = importlib.import_module("gin_env.interop.openspiel_history")
 GAME = pyspiel.load_game("gin_rummy")
 TABLE = gos_history.action_table(GAME)
 #: OpenSpiel's own deadwood, to tell its inexact 11-card values (difference 4) from disagreements on the rules.

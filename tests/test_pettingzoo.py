@@ -11,10 +11,10 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test  # noqa: E402
 
-from gin_env import actions, engine, match  # noqa: E402
-from gin_env.observation import OBS_SIZE, encode, view  # noqa: E402
-from gin_env.pettingzoo import AGENTS, GinRummyAEC, env  # noqa: E402
-from gin_env.rules import Rules  # noqa: E402
+from gin_env.envs.pettingzoo import AGENTS, GinRummyAEC, env  # noqa: E402
+from gin_env.game import actions, engine, match
+from gin_env.game.observation import OBS_SIZE, encode, view  # noqa: E402
+from gin_env.game.rules import Rules  # noqa: E402
 
 #: api_test warns about any dict observation unless the env is one of PettingZoo's own classic games, which it lists
 #: by name; every masked env outside PettingZoo gets exactly these two.

@@ -13,9 +13,9 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test  # noqa: E402
 
-from gin_env import actions, three_players  # noqa: E402
-from gin_env.pettingzoo import env  # noqa: E402
-from gin_env.rules import Rules  # noqa: E402
+from gin_env.envs.pettingzoo import env  # noqa: E402
+from gin_env.game import actions, three_players
+from gin_env.game.rules import Rules  # noqa: E402
 from tests.formats_play import FORMATS, deal_sequence, play_game, reached_target  # noqa: E402
 from tests.scripted import PRESETS, make_deck  # noqa: E402
 from tests.test_pettingzoo import DICT_OBSERVATION_WARNINGS  # noqa: E402
@@ -94,7 +94,7 @@ def test_three_player_rewards_and_bonuses_follow_the_seats():
 def test_four_player_rewards_are_the_netted_deal_and_team_bonuses():
     """R56, R57: each deal's netted result to both partners, its negative to both opponents; the team bonus at the
     end; so each seat's rewards sum to its team's final total less the other's."""
-    from gin_env import four_players
+    from gin_env.game import four_players
 
     aec = env(players=4, episode="match")
     result = play_game(aec, 9, np.random.default_rng(9))

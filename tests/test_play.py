@@ -15,10 +15,13 @@ pytest.importorskip("rich", reason="the terminal game needs the play extra: pip 
 
 from rich.console import Console
 
-from gin_env import actions, agents, cards, engine, match, play, render, replay
-from gin_env.observation import view
-from gin_env.play import CommandError, parse_command
-from gin_env.rules import Rules
+from gin_env import agents
+from gin_env.game import actions, cards, engine, match
+from gin_env.game.observation import view
+from gin_env.game.rules import Rules
+from gin_env.replay import replay_file as replay
+from gin_env.ui import play, render
+from gin_env.ui.play import CommandError, parse_command
 from tests.scripted import act, make_deck
 
 PROMPT_END = " > "
@@ -258,7 +261,7 @@ def test_command_line_plays_from_stdin(monkeypatch, capsys):
 def test_command_line_explains_an_unavailable_opponent(opponent, message, capsys):
     assert play.main(["--opponent", opponent]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("python -m gin_env.play: error: ") and message in err
+    assert err.startswith("gin-env play: error: ") and message in err
 
 
 def test_ctrl_c_while_the_opponent_loads_is_one_line_and_a_non_zero_exit(monkeypatch, capsys):
@@ -269,7 +272,7 @@ def test_ctrl_c_while_the_opponent_loads_is_one_line_and_a_non_zero_exit(monkeyp
     monkeypatch.setattr(play.agents, "load", interrupted)
     assert play.main(["--opponent", "ppo", "--seed", "1"]) == 130
     err = capsys.readouterr().err.strip()
-    assert err == "python -m gin_env.play: interrupted while setting up the game"
+    assert err == "gin-env play: interrupted while setting up the game"
 
 
 

@@ -1,4 +1,4 @@
-"""The terminal game with three players and four in two teams (gin_env.play_formats): the person plays their own
+"""The terminal game with three players and four in two teams (gin_env.ui.play_formats): the person plays their own
 hands, watches the hands they sit out (R50), sees the other table's result and the netting (R56), and every table's
 hand is saved as a replay with its format, number and seats."""
 
@@ -13,8 +13,10 @@ pytest.importorskip("rich", reason="the terminal game needs the play extra: pip 
 
 from rich.console import Console
 
-from gin_env import actions, engine, play, replay
-from gin_env.play_formats import FormatTerminalGame
+from gin_env.game import actions, engine
+from gin_env.replay import replay_file as replay
+from gin_env.ui import play
+from gin_env.ui.play_formats import FormatTerminalGame
 
 
 def autopilot(game_ref: list):

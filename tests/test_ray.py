@@ -18,7 +18,7 @@ ray = pytest.importorskip("ray")
 
 from gin_env.evaluation import cli, ray_tasks, tournament  # noqa: E402
 from gin_env.evaluation.tournament import Task  # noqa: E402
-from gin_env.rules import Rules  # noqa: E402
+from gin_env.game.rules import Rules  # noqa: E402
 from gin_env.training import rllib_loop  # noqa: E402
 
 # RLlib registers its env wrapper with gymnasium on every build, and gymnasium warns from the second build on.

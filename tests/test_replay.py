@@ -12,10 +12,15 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from gin_env import actions, agents, duel, engine, recording, replay, replay_viewer
-from gin_env.recording import Recorder
-from gin_env.replay import ReplayError
-from gin_env.rules import Rules
+from gin_env import agents
+from gin_env.evaluation import duel
+from gin_env.game import actions, engine
+from gin_env.game.rules import Rules
+from gin_env.replay import recorder as recording
+from gin_env.replay import replay_file as replay
+from gin_env.replay.recorder import Recorder
+from gin_env.replay.replay_file import ReplayError
+from gin_env.ui import viewer as replay_viewer
 from tests.scripted import make_deck
 
 
@@ -88,7 +93,7 @@ def test_file_holds_rules_deal_actions_and_outcome_as_documented():
 def test_evaluate_duplicate_games_record_both_seatings_without_changing_play(tmp_path):
     rules = Rules.preset("standard", target=None)
     simple, rand = agents.load("simple"), agents.load("random")
-    recorded = recording.play_duplicate(rules, simple, rand, 7, 3, tmp_path, ("simple", "models/best.zip"))
+    recorded = duel.play_duplicate(rules, simple, rand, 7, 3, replays=tmp_path, names=("simple", "models/best.zip"))
     assert recorded == duel.play_duplicate(rules, simple, rand, 7, 3)
     files = sorted(f.name for f in tmp_path.iterdir())
     stem = "standard_custom-seed7-simple-vs-best-game00003"
@@ -113,7 +118,7 @@ def test_recorder_refuses_a_hand_joined_in_play_and_a_foreign_state():
 
 
 def test_recording_and_checking_replays_need_no_rich():
-    code = "import sys, gin_env.replay; assert 'rich' not in sys.modules, 'rich imported'"
+    code = "import sys, gin_env.replay.replay_file; assert 'rich' not in sys.modules, 'rich imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -256,7 +261,7 @@ def test_viewer_reports_a_bad_file_in_one_line(tmp_path, capsys):
     path = saved(tmp_path, corrupt(lambda d: d.update(version=9)))
     assert replay_viewer.main([str(path)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("python -m gin_env.replay: error: ") and "version 9 is not supported" in err
+    assert err.startswith("gin-env replay: error: ") and "version 9 is not supported" in err
     assert "\n" not in err
 
 
@@ -266,14 +271,14 @@ def test_replay_names_differ_by_run_and_never_overwrite(tmp_path):
     rules = Rules.preset("standard", target=None)
     simple, rand = agents.load("simple"), agents.load("random")
     for seed in (1, 2):
-        recording.play_duplicate(rules, simple, rand, seed, 0, tmp_path, ("x/best.zip", "y/best.zip"))
+        duel.play_duplicate(rules, simple, rand, seed, 0, replays=tmp_path, names=("x/best.zip", "y/best.zip"))
     files = sorted(f.name for f in tmp_path.iterdir())
     assert len(files) == 4 and len({f.split("-game")[0] for f in files}) == 2
     assert recording.labels(["x/best.zip", "y/best.zip", "simple"])[2] == "simple"
     assert len(set(recording.labels(["x/best.zip", "y/best.zip"]))) == 2
     before = {f: (tmp_path / f).read_text() for f in files}
     with pytest.raises(FileExistsError, match="exists already"):
-        recording.play_duplicate(rules, simple, rand, 1, 0, tmp_path, ("x/best.zip", "y/best.zip"))
+        duel.play_duplicate(rules, simple, rand, 1, 0, replays=tmp_path, names=("x/best.zip", "y/best.zip"))
     assert {f.name: f.read_text() for f in tmp_path.iterdir()} == before  # nothing replaced, no temporary left
 
 
@@ -286,7 +291,7 @@ def test_viewer_output_into_a_pipe_is_not_wrapped(tmp_path):
     data = json.loads(path.read_text())
     data["players"] = [long_name, "bob"]
     path.write_text(json.dumps(data))
-    result = subprocess.run([sys.executable, "-m", "gin_env.replay", str(path)], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "gin_env.ui.viewer", str(path)], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert any(long_name in line and "deals" in line for line in result.stdout.splitlines())

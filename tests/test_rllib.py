@@ -13,11 +13,12 @@ import gymnasium as gym  # noqa: E402
 import ray  # noqa: E402
 import torch  # noqa: E402
 
-from gin_env import agents, rllib  # noqa: E402
-from gin_env.actions import N_ACTIONS  # noqa: E402
+from gin_env import agents
 from gin_env.agents.torch_policy import TorchPolicyAgent, load_policy  # noqa: E402
-from gin_env.engine import IllegalActionError  # noqa: E402
-from gin_env.observation import OBS_SIZE  # noqa: E402
+from gin_env.game.actions import N_ACTIONS  # noqa: E402
+from gin_env.game.engine import IllegalActionError  # noqa: E402
+from gin_env.game.observation import OBS_SIZE  # noqa: E402
+from gin_env.interop import rllib
 
 Columns = rllib.Columns
 
@@ -230,7 +231,7 @@ def test_the_terminal_game_takes_the_policy_file_as_its_opponent(tmp_path, monke
     import io
     import sys
 
-    from gin_env import play
+    from gin_env.ui import play
 
     env = rllib.GinRummyLeagueEnv({"opponents": {"self": 1.0}})
     path = str(tmp_path / "policy.pt")

@@ -5,7 +5,7 @@ import pickle
 
 import pytest
 
-from gin_env.rules import PRESETS, Rules
+from gin_env.game.rules import PRESETS, Rules
 
 
 def test_every_preset_of_the_issue_exists():

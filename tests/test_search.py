@@ -8,12 +8,14 @@ import time
 import numpy as np
 import pytest
 
-from gin_env import actions, agents, cards, duel, engine, solver
-from gin_env.actions import KNOCK_BASE, TAKE_DISCARD
+from gin_env import agents
 from gin_env.agents import numpy_policy
 from gin_env.agents.search import SearchAgent, SearchParams, choose, determinize, game_win_table, hand_value
-from gin_env.observation import encode, view
-from gin_env.rules import Rules
+from gin_env.evaluation import duel
+from gin_env.game import actions, cards, engine, solver
+from gin_env.game.actions import KNOCK_BASE, TAKE_DISCARD
+from gin_env.game.observation import encode, view
+from gin_env.game.rules import Rules
 from tests.scripted import make_deck
 
 #: A small budget keeps the tests fast; the behaviour tested does not depend on it.
@@ -125,7 +127,7 @@ def test_sampled_opponent_hands_lean_away_from_what_it_discarded():
     rules = Rules.preset("eaai")
     views = [v for _, v in seeded_views(rules, 12, 4) if v.opponent_discards.bit_count() >= 3]
     v = views[0]
-    from gin_env import meld_partners
+    from gin_env.game import meld_partners
 
     shunned = 0
     for c in cards.to_ids(v.opponent_discards):

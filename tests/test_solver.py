@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gin_env import cards, solver
-from gin_env.solver import kernels
+from gin_env.game import cards, solver
+from gin_env.game.solver import kernels
 from tests.reference import brute_best_discard, brute_deadwood
 
 TESTDATA = Path(__file__).resolve().parent / "data"

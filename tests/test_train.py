@@ -14,18 +14,18 @@ pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402 - sb3-contrib brings it
 
-from gin_env import (
-    agents,  # noqa: E402
-    duel,  # noqa: E402
-)
+from gin_env import agents
 from gin_env.agents import numpy_policy, ppo  # noqa: E402
-from gin_env.batch_observation import batch_view  # noqa: E402
-from gin_env.env import GinRummyEnv  # noqa: E402
-from gin_env.evaluation import evaluate  # noqa: E402
-from gin_env.observation import encode, view  # noqa: E402
-from gin_env.rules import Rules  # noqa: E402
+from gin_env.batch.observation import batch_view  # noqa: E402
+from gin_env.envs.gin_rummy import GinRummyEnv  # noqa: E402
+from gin_env.envs.vector import GinRummyVectorEnv  # noqa: E402
+from gin_env.evaluation import (
+    duel,
+    evaluate,  # noqa: E402
+)
+from gin_env.game.observation import encode, view  # noqa: E402
+from gin_env.game.rules import Rules  # noqa: E402
 from gin_env.training import config, export, imitation, loop, monitor, opponents, pool_env  # noqa: E402
-from gin_env.vector import GinRummyVectorEnv  # noqa: E402
 
 TINY = ["--num-envs", "64", "--slots", "4", "--n-steps", "16", "--batch-size", "256", "--n-epochs", "1",
         "--channels", "4", "--features", "32", "--hidden", "16", "--snapshot-every", "500", "--eval-every", "1000",

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 import gin_env  # noqa: F401  (registers GinRummy-v0)
-from gin_env import engine, match
-from gin_env.observation import OBS_SIZE
-from gin_env.rules import Rules
-from gin_env.sb3 import SB3VecEnv
-from gin_env.vector import GinRummyVectorEnv
+from gin_env.envs.vector import GinRummyVectorEnv
+from gin_env.game import engine, match
+from gin_env.game.observation import OBS_SIZE
+from gin_env.game.rules import Rules
+from gin_env.interop.sb3 import SB3VecEnv
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -18,13 +18,14 @@ import itertools
 import numpy as np
 import pytest
 
-from gin_env import batch_table, match
-from gin_env.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
-from gin_env.batch import NO_PLAYER
-from gin_env.cards import N_CARDS, VALUES
-from gin_env.env import GinRummyEnv
-from gin_env.rules import PRESETS, Rules
-from gin_env.vector import GinRummyVectorEnv
+from gin_env.batch.hand_batch import NO_PLAYER
+from gin_env.envs.gin_rummy import GinRummyEnv
+from gin_env.envs.vector import GinRummyVectorEnv
+from gin_env.game import match
+from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
+from gin_env.game.cards import N_CARDS, VALUES
+from gin_env.game.rules import PRESETS, Rules
+from gin_env.table import batched as batch_table
 
 GAMES = 64
 #: Hands per preset and episode kind: 2,000 per preset.

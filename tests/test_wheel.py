@@ -40,7 +40,7 @@ def test_the_wheel_holds_gin_env_only_with_the_agents_and_the_model(wheel):
     for needed in ("gin_env/agents/__init__.py", "gin_env/agents/expert.py",
                    "gin_env/agents/models/ppo_gin_policy.npz", "gin_env/agents/models/ppo_expert_policy.npz",
                    "gin_env/evaluation/cli.py", "gin_env/py.typed",
-                   "gin_env/training/loop.py", "gin_env/frame.py", "gin_env/cli.py", "gin_env/replay_viewer.py"):
+                   "gin_env/training/loop.py", "gin_env/ui/frame.py", "gin_env/cli.py", "gin_env/ui/viewer.py"):
         assert needed in names, needed
     # Each network once, as the actor that plays: the MaskablePPO checkpoint holds the same actor again.
     assert [n for n in names if "/models/" in n] == sorted(["gin_env/agents/models/ppo_gin_policy.npz",

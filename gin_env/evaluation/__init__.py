@@ -8,7 +8,7 @@
 :mod:`.cli` is the command line.
 
 Every pair of agents (round robin) plays N duplicate games: each game twice on the same deals, with the seats
-swapped (``gin_env.duel``). ``--deals N`` plays single hands, ``--matches N`` games to the target of the rules. The
+swapped (:mod:`.duel`). ``--deals N`` plays single hands, ``--matches N`` games to the target of the rules. The
 numbers depend only on the agents, the rules, N and the seed, never on the number of worker processes.
 
 Definitions (agent A is the first of a pair, B the second):

@@ -13,14 +13,15 @@ import threading
 import time
 from collections.abc import Iterator
 
-from gin_env import agents, evaluation, files, recording
-from gin_env.cli import ArgumentParser, at_least
+from gin_env import agents, evaluation, files
+from gin_env.arguments import ArgumentParser, at_least
 from gin_env.evaluation import formats, report, tournament
 from gin_env.evaluation.ray_tasks import LOCAL as LOCAL_RAY
 from gin_env.evaluation.ray_tasks import TaskError
+from gin_env.game.rules import PRESETS, Rules
 from gin_env.optional import MissingExtra, require
-from gin_env.rules import PRESETS, Rules
-from gin_env.table import AgentActionError
+from gin_env.replay import recorder as recording
+from gin_env.table.two_players import AgentActionError
 
 #: Exit code after Ctrl-C, as a shell reports a process ended by SIGINT (128 + 2).
 INTERRUPTED = 130

@@ -22,14 +22,15 @@ import itertools
 
 import numpy as np
 
-from gin_env import agents, four_players
+from gin_env import agents
 from gin_env.evaluation.progress import Progress
 from gin_env.evaluation.report import legend, save_figure, short_names
 from gin_env.evaluation.stats import normal_interval, ratio_estimate, wilson_interval
-from gin_env.format_table import make_table
+from gin_env.game import four_players
+from gin_env.game.rules import Rules
 from gin_env.optional import require
-from gin_env.rules import Rules
-from gin_env.table import agent_action
+from gin_env.table.formats import make_table
+from gin_env.table.two_players import agent_action
 
 #: Domain tags of the generators of one seed (distinct from ``duel``'s, which never meet these).
 _DEAL_STREAM, _AGENT_STREAM = 10, 11

@@ -16,10 +16,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gin_env import agents, duel, recording, replay
+from gin_env import agents
+from gin_env.evaluation import duel
 from gin_env.evaluation.progress import Progress
 from gin_env.evaluation.stats import N_COLUMNS, fit_elo, pair_stats
-from gin_env.rules import Rules
+from gin_env.game.rules import Rules
+from gin_env.replay import recorder as recording
+from gin_env.replay import replay_file as replay
 
 #: Games per task sent to a worker: small enough for an even split and a live progress bar, large enough that
 #: inter-process traffic stays negligible.
@@ -57,10 +60,7 @@ def play_games(rules: Rules, a, b, seed: int, games: range, replays: str | None 
     N_COLUMNS)`` numbers (see ``stats.POINTS`` .. ``ABANDONED``)."""
     out = np.zeros((len(games), 2, N_COLUMNS))
     for i, game in enumerate(games):
-        if replays is None:
-            results = duel.play_duplicate(rules, a, b, seed, game)
-        else:
-            results = recording.play_duplicate(rules, a, b, seed, game, replays, names)
+        results = duel.play_duplicate(rules, a, b, seed, game, replays=replays, names=names)
         for seating, result in enumerate(results):
             out[i, seating] = (*duel.a_side(result, seating), result.capped, result.abandoned)
         if on_game is not None:

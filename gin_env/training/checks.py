@@ -14,8 +14,8 @@ import os
 from gin_env import agents
 from gin_env.agents import ppo
 from gin_env.files import check_input_file
+from gin_env.game.rules import PRESETS
 from gin_env.optional import require
-from gin_env.rules import PRESETS
 from gin_env.training.config import Args
 from gin_env.training.opponents import SELF, batched_agent, parse_schedule
 from gin_env.training.run_files import RUN_FILES, check_run_dir, new_history, read_history

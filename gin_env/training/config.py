@@ -7,8 +7,8 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from gin_env import training
-from gin_env.cli import ArgumentParser
-from gin_env.rules import PRESETS
+from gin_env.arguments import ArgumentParser
+from gin_env.game.rules import PRESETS
 
 
 @dataclass

@@ -24,7 +24,7 @@ import zipfile
 from gin_env import files
 from gin_env.agents.numpy_policy import read_weights, save_weights
 from gin_env.agents.ppo import export_model
-from gin_env.cli import ArgumentParser
+from gin_env.arguments import ArgumentParser
 
 #: The file ending of a source that holds an actor's weights rather than a whole model.
 ACTOR_SUFFIX = ".npz"

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from gin_env.actions import BIG_GIN, KNOCK_BASE, N_ACTIONS
-from gin_env.batch_observation import batch_view
-from gin_env.observation import OBS_SIZE
+from gin_env.batch.observation import batch_view
+from gin_env.envs.vector import GinRummyVectorEnv
+from gin_env.game.actions import BIG_GIN, KNOCK_BASE, N_ACTIONS
+from gin_env.game.observation import OBS_SIZE
 from gin_env.optional import require
 from gin_env.training.config import Args
 from gin_env.training.opponents import batched_agent
 from gin_env.training.pool_env import potential
-from gin_env.vector import GinRummyVectorEnv
 
 torch = require("torch", "training")
 tqdm = require("tqdm", "training's progress bar").tqdm

@@ -13,8 +13,8 @@ import time
 
 from gin_env import agents
 from gin_env.files import atomic_path
+from gin_env.game.rules import Rules
 from gin_env.optional import MissingExtra, require
-from gin_env.rules import Rules
 from gin_env.training.checks import check_args
 from gin_env.training.config import Args, parse_args
 from gin_env.training.run_files import checkpoints_line, clear_run, run_files_in, save_run

@@ -11,8 +11,8 @@ import numpy as np
 from gin_env.agents.ppo import PPOAgent
 from gin_env.evaluation import pair_stats, play_games
 from gin_env.files import atomic_path
+from gin_env.game.rules import Rules
 from gin_env.optional import require
-from gin_env.rules import Rules
 from gin_env.training.config import Args
 from gin_env.training.opponents import SELF, allocate, batched_agent, parse_schedule, weights_at
 from gin_env.training.pool_env import PoolVecEnv

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from gin_env.observation import DEADWOOD_SCALE, OBS_LAYOUT
+from gin_env.envs.vector import GinRummyVectorEnv
+from gin_env.game.observation import DEADWOOD_SCALE, OBS_LAYOUT
+from gin_env.interop.sb3 import SB3VecEnv
 from gin_env.optional import require
-from gin_env.sb3 import SB3VecEnv
 from gin_env.training.config import Args
-from gin_env.vector import GinRummyVectorEnv
 
 VecEnvWrapper = require("stable_baselines3.common.vec_env", "training").VecEnvWrapper
 

@@ -1,6 +1,6 @@
 """Self-play PPO on RLlib's new API stack (``train_rllib.py``): the options, the run, and its command line.
 
-The learner (``gin_env.rllib.MaskedPPOModule``, module ``"learner"``) plays ``gin_env.rllib.GinRummyLeagueEnv``:
+The learner (``gin_env.interop.rllib.MaskedPPOModule``, module ``"learner"``) plays ``rllib.GinRummyLeagueEnv``:
 each episode against an opponent drawn from ``--opponents`` (``name=weight,...``): fixed agents such as ``simple``
 and ``expert``, played inside the env, or ``self``, one of ``--snapshots`` frozen copies of the learner (modules
 ``snapshot_0`` ...), which start as the untrained learner and are refreshed in turn, the oldest first, every
@@ -32,8 +32,8 @@ import time
 from dataclasses import dataclass, field
 
 from gin_env.files import read_text, temporary_name, write_json
+from gin_env.game.rules import PRESETS
 from gin_env.optional import MissingExtra, require
-from gin_env.rules import PRESETS
 from gin_env.training.checks import MAX_SEED, check_ranges, load_agent
 from gin_env.training.config import parse_args
 from gin_env.training.opponents import parse_schedule
@@ -169,7 +169,7 @@ def read_league(args: RLlibArgs) -> dict:
 
 def build(args: RLlibArgs):
     """The PPO ``Algorithm`` of this run (Ray must be connected)."""
-    from gin_env import rllib
+    from gin_env.interop import rllib
     from gin_env.training.rllib_metrics import LeagueMetrics
 
     rllib_ppo = require("ray.rllib.algorithms.ppo", "train_rllib.py")
@@ -212,7 +212,7 @@ def league_row(result: dict) -> dict[str, dict[str, float]]:
 
 def learner_weights(algo, inference_only: bool) -> dict:
     """The learner module's state as the learners hold it (``inference_only``: what acting needs)."""
-    from gin_env import rllib
+    from gin_env.interop import rllib
 
     state = algo.learner_group.get_state(components=f"learner/rl_module/{rllib.LEARNER}",
                                          inference_only=inference_only)
@@ -222,7 +222,7 @@ def learner_weights(algo, inference_only: bool) -> dict:
 def refresh_snapshot(algo, slot: int) -> None:
     """Copy the learner's current weights into snapshot ``slot``, on the learners (so checkpoints hold it) and on
     every env runner (where it plays)."""
-    from gin_env import rllib
+    from gin_env.interop import rllib
 
     ray = require("ray", "train_rllib.py")
     snapshot = rllib.snapshot_id(slot)
@@ -240,7 +240,7 @@ def train(args: RLlibArgs, league: dict | None = None) -> dict:
     options are checked here (``ValueError`` before anything is written)."""
     if league is None:
         league = check(args)
-    from gin_env import rllib
+    from gin_env.interop import rllib
 
     ray = require("ray", "train_rllib.py")
     tensorboard = require("torch.utils.tensorboard", "train_rllib.py's logs")
@@ -290,7 +290,7 @@ def train(args: RLlibArgs, league: dict | None = None) -> dict:
 
 def _record(league: dict, result: dict, seconds: float, writer) -> dict:
     """One iteration's row of the history, also written to TensorBoard."""
-    from gin_env import rllib
+    from gin_env.interop import rllib
 
     learner = result.get("learners", {}).get(rllib.LEARNER, {})
     runners = result.get("env_runners", {})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gin_env import rllib
+from gin_env.interop import rllib
 from gin_env.optional import require
 
 RLlibCallback = require("ray.rllib.callbacks.callbacks", "train_rllib.py").RLlibCallback

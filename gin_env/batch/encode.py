@@ -1,0 +1,58 @@
+"""The batched observation encoding compiled with numba: ``observation.encode`` of many games' views at once.
+
+This module owns one kernel, :func:`encode_rows`, that reads a viewer's observation per game straight from
+``HandBatch``'s arrays and writes it into a float32 row with ``observation.write_encoding``, the encoder that
+``observation.encode`` runs too. It reads only what the viewer may know: their own hand and the public fields
+(never the opponent's hidden cards or the stock order); ``batch_observation`` checks that boundary in its views,
+and a differential test the result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from gin_env.batch.bits import card_bit
+from gin_env.batch.kernels import (
+    BEST_DEADWOOD,
+    CURRENT,
+    DEALER,
+    DECLINED,
+    DISCARDED,
+    HANDS,
+    KNOCK_LIMIT,
+    KNOWN,
+    PHASE,
+    PILE_MASK,
+    PILE_TOP,
+    STOCK_TOP,
+)
+from gin_env.game.engine import DISCARD, OVER
+from gin_env.game.observation import write_encoding
+from gin_env.game.solver.kernels import N_CARDS, deadwood_of, scratch
+
+_FULL_DECK = np.uint64((1 << N_CARDS) - 1)
+
+
+@njit(cache=True)
+def encode_rows(games, players, scores, target, ints, words, seats, out):
+    """``out[i]``: the observation of ``players[i]`` in game ``games[i]``. ``scores``: (k, 2) match scores, own
+    first (empty: all 0); ``target``: the match target (0: none, the score entries stay 0)."""
+    slots, _ = scratch()
+    for i in range(games.size):
+        g = games[i]
+        p = players[i]
+        hand = seats[HANDS, g, p]
+        top = card_bit(ints[PILE_TOP, g])
+        pile_rest = words[PILE_MASK, g] & ~top
+        known = seats[KNOWN, g, 1 - p]
+        phase = ints[PHASE, g]
+        # With 11 cards (the viewer to act in the discard phase): the least deadwood after an allowed discard.
+        discarding = phase == DISCARD and ints[CURRENT, g] == p and phase != OVER
+        deadwood = ints[BEST_DEADWOOD, g] if discarding else deadwood_of(hand, slots)
+        own = opp = 0.0
+        if target and scores.shape[0]:
+            own, opp = min(scores[i, 0] / target, 1.0), min(scores[i, 1] / target, 1.0)
+        write_encoding(out[i], hand, top, pile_rest, known, seats[DISCARDED, g, 1 - p], seats[DECLINED, g, 1 - p],
+                       _FULL_DECK & ~(hand | pile_rest | known | top), phase, ints[DEALER, g] == p,
+                       N_CARDS - ints[STOCK_TOP, g], ints[KNOCK_LIMIT, g], deadwood, own, opp)

@@ -1,0 +1,77 @@
+"""The hand score of a knock, gin or big gin between two holdings (docs/rules.md R21-R35, R46, R47): the
+showdown's deadwoods from ``solver``, then the kind, the winner and the points under the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gin_env.game import cards, solver
+from gin_env.game.rules import HAND_SIZE, Rules
+
+
+@dataclass(frozen=True, slots=True)
+class KnockResult:
+    """The score of one knock, gin or big gin between two given holdings (R21-R35, R47)."""
+
+    kind: str
+    knocker_deadwood: int
+    defender_deadwood: int
+    layoffs: tuple[int, ...]
+    points: int
+    winner: str | None
+    knocker_melds: tuple[tuple[int, ...], ...]
+    #: The cards laid off on each of ``knocker_melds`` (R27), in the same order.
+    layoff_melds: tuple[tuple[int, ...], ...]
+
+
+
+def score_knock(knocker_hand10, defender_hand10, rules: Rules, *, upcard: int | None = None,
+                arrangement=None) -> KnockResult:
+    """Score a knock (R21-R23, R26-R35), or a big gin when the knocker holds 11 cards (R24, R33).
+
+    ``upcard`` is the hand's initial upcard, for the Oklahoma limit and spade doubling (R46, R47). ``arrangement``
+    is the knocker's explicit melds (R22); without it the solver's auto-arrangement is used. Raises ``ValueError``
+    for holdings of the wrong size, shared cards, a big gin that is not allowed, or a knock over the limit."""
+    knocker = cards.to_mask(knocker_hand10)
+    defender = cards.to_mask(defender_hand10)
+    if defender.bit_count() != HAND_SIZE:
+        raise ValueError(f"the defender must hold {HAND_SIZE} cards, got {defender.bit_count()}")
+    if knocker & defender:
+        raise ValueError(f"knocker and defender share cards: {cards.to_str(knocker & defender)}")
+    multiplier = rules.hand_multiplier(upcard)
+    if knocker.bit_count() == HAND_SIZE + 1:
+        return _score_big_gin(knocker, defender, rules, multiplier, arrangement)
+    if knocker.bit_count() != HAND_SIZE:
+        raise ValueError(f"the knocker must hold {HAND_SIZE} cards (or 11 for big gin), got {knocker.bit_count()}")
+    show = solver.showdown(knocker, defender, layoffs=rules.layoffs, arrangement=arrangement)
+    limit = rules.hand_knock_limit(upcard)
+    k, f = show.knocker_deadwood, show.defender_deadwood
+    if k > limit:
+        raise ValueError(f"knocker deadwood {k} exceeds the knock limit {limit} of this hand (R20, R46)")
+    if show.gin:
+        kind, winner, points = "gin", "knocker", f + rules.gin_bonus
+    elif f > k:
+        kind, winner, points = "knock", "knocker", f - k
+    elif f == k and not rules.undercut_on_tie:
+        kind, winner, points = "tie", None, 0
+    else:
+        kind, winner, points = "undercut", "defender", k - f + rules.undercut_bonus
+    return KnockResult(kind=kind, knocker_deadwood=k, defender_deadwood=f, layoffs=show.layoffs,
+                       points=points * multiplier, winner=winner, knocker_melds=show.knocker_melds,
+                       layoff_melds=show.layoff_melds)
+
+
+def _score_big_gin(knocker: int, defender: int, rules: Rules, multiplier: int, arrangement) -> KnockResult:
+    """R24, R29, R33: all 11 cards melded; no layoffs, F is the defender's plain deadwood."""
+    if rules.big_gin_bonus is None:
+        raise ValueError("big gin is not allowed: big_gin_bonus is null (R24)")
+    if arrangement is not None:
+        raise ValueError("big gin takes no arrangement: all 11 cards are melded")
+    melds, deadwood_cards = solver.arrangement(knocker)
+    if deadwood_cards:
+        raise ValueError(f"not big gin: {cards.to_str(deadwood_cards)} left unmelded (R24)")
+    f = solver.deadwood(defender)
+    return KnockResult(kind="big_gin", knocker_deadwood=0, defender_deadwood=f, layoffs=(),
+                       points=(f + rules.big_gin_bonus) * multiplier, winner="knocker",
+                       knocker_melds=tuple(tuple(m) for m in melds), layoff_melds=((),) * len(melds))

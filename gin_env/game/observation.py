@@ -1,0 +1,242 @@
+"""What one player may know about a hand, and its flat float32 encoding.
+
+This module owns the information boundary of the game: :func:`view` reads only the public fields of an engine
+state (the pile, the public per-player records, the stock size) plus the viewer's own hand, never the opponent's
+hidden cards or the stock order. Heuristic agents read the structured :class:`PlayerView`; learners read
+:func:`encode` of the same view, so the two can never disagree about what a player knows.
+
+The encoding is one flat ``float32`` vector described by ``OBS_LAYOUT`` (name -> slice):
+
+=====================  ====  ============================================================================
+name                   size  meaning
+=====================  ====  ============================================================================
+``hand``                 52  own cards
+``top_discard``          52  the top card of the discard pile (all zero when the pile is empty)
+``pile_rest``            52  the other cards of the discard pile
+``opponent_known``       52  cards the opponent took from the pile and still holds
+``opponent_discards``    52  cards the opponent discarded this hand
+``opponent_declined``    52  upcards the opponent passed and top discards it left when drawing the stock
+``unseen``               52  cards in no place this player can see: the stock or the opponent's hidden cards
+``phase``                 5  one-hot: offer, draw, discard, wall, over
+``is_dealer``             1  1 when this player dealt the hand
+``stock_size``            1  cards left in the stock / 31
+``knock_limit``           1  knock limit of this hand / 10 (R20, R46)
+``deadwood``              1  own deadwood / 100: of the 10 cards held, or the least over legal discards of 11
+``scores``                2  own and opponent's running match score / target, capped at 1 (0 outside a match)
+=====================  ====  ============================================================================
+
+A card plane uses the card ids of ``cards.py`` (``suit * 13 + rank``), so ``plane.reshape(4, 13)`` is the suit x
+rank grid.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from gin_env.game import cards, engine
+from gin_env.game.actions import N_ACTIONS
+from gin_env.game.cards import NO_CARD
+from gin_env.game.rules import STOCK_AFTER_DEAL, Rules
+from gin_env.game.solver.kernels import deadwood_of_mask, discard_phase_of_mask
+from gin_env.game.taken_card import kept_card
+
+N_PHASES = len(engine.PHASE_NAMES)
+#: The 52-card planes, in layout order.
+PLANES = ("hand", "top_discard", "pile_rest", "opponent_known", "opponent_discards", "opponent_declined", "unseen")
+#: Scale of the knock-limit entry: the usual limit of 10 encodes as 1.
+KNOCK_LIMIT_SCALE = 10
+#: Scale of the deadwood entry: no 10-card holding has more than 100 points of deadwood.
+DEADWOOD_SCALE = 100
+#: Largest knock limit that ``Rules`` accepts, for the Box bound.
+MAX_KNOCK_LIMIT = 99
+
+
+def _build_layout() -> dict[str, slice]:
+    sizes = [(name, cards.N_CARDS) for name in PLANES] + [
+        ("phase", N_PHASES), ("is_dealer", 1), ("stock_size", 1), ("knock_limit", 1), ("deadwood", 1),
+        ("scores", 2)]
+    layout, start = {}, 0
+    for name, size in sizes:
+        layout[name] = slice(start, start + size)
+        start += size
+    return layout
+
+
+OBS_LAYOUT: dict[str, slice] = _build_layout()
+OBS_SIZE = OBS_LAYOUT["scores"].stop
+#: Entries up to here are 0/1 flags (the planes, the phase one-hot and the dealer flag); the scalars follow.
+N_BIT_ENTRIES = OBS_LAYOUT["is_dealer"].stop
+_PHASE_AT = OBS_LAYOUT["phase"].start
+_DEALER_AT = OBS_LAYOUT["is_dealer"].start
+_STOCK_AT = OBS_LAYOUT["stock_size"].start
+_KNOCK_LIMIT_AT = OBS_LAYOUT["knock_limit"].start
+_DEADWOOD_AT = OBS_LAYOUT["deadwood"].start
+_SCORES_AT = OBS_LAYOUT["scores"].start
+#: ``write_encoding`` relies on this order: the planes end to end from entry 0, then the phase, the dealer flag and
+#: the scalars, each right after the other.
+assert [OBS_LAYOUT[name].start for name in PLANES] == list(range(0, len(PLANES) * cards.N_CARDS, cards.N_CARDS))
+assert _PHASE_AT == len(PLANES) * cards.N_CARDS and _DEALER_AT - _PHASE_AT >= 4
+assert _STOCK_AT == _DEALER_AT + 1 and _KNOCK_LIMIT_AT == _STOCK_AT + 1 and _DEADWOOD_AT == _KNOCK_LIMIT_AT + 1
+assert _SCORES_AT == _DEADWOOD_AT + 1
+#: _BYTE_ENTRIES[b]: the 8 bits of byte b, least significant first, as float32 entries.
+_BYTE_ENTRIES = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
+_BYTE = np.uint64(0xFF)
+
+#: Per-entry bounds of the encoding, for the observation space.
+OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
+OBS_HIGH = np.ones(OBS_SIZE, dtype=np.float32)
+OBS_HIGH[OBS_LAYOUT["knock_limit"]] = MAX_KNOCK_LIMIT / KNOCK_LIMIT_SCALE
+
+_NO_ACTIONS = np.zeros(N_ACTIONS, dtype=bool)
+_NO_ACTIONS.flags.writeable = False
+
+
+class PlayerView(NamedTuple):
+    """Everything ``player`` may know at one moment of a hand, as an immutable record. Card sets are int bitmasks
+    (``cards.to_ids``); cards are ids or -1 (``top_discard``, ``taken``, ``initial_upcard`` when there is none).
+
+    ``legal_mask`` is the player's own legal actions: all False when it is not this player's turn or the hand is
+    over. ``scores`` is (own, opponent) running match score; ``target`` the match target (None: single hands).
+    ``taken`` is the card this player took from the pile this turn (R16), ``initial_upcard`` the hand's first
+    upcard (R12, R46).
+
+    A NamedTuple rather than a frozen dataclass because a view is built for every decision of every player: it is
+    built six times faster, which is a tenth of the engine's throughput with observations."""
+
+    rules: Rules
+    player: int
+    phase: int
+    hand: int
+    top_discard: int
+    pile_rest: int
+    opponent_known: int
+    opponent_discards: int
+    opponent_declined: int
+    unseen: int
+    stock_size: int
+    knock_limit: int
+    deadwood: int
+    taken: int
+    is_dealer: bool
+    initial_upcard: int
+    scores: tuple[int, int]
+    target: int | None
+    legal_mask: np.ndarray
+
+    def __eq__(self, other: object) -> bool:
+        """Field by field, the legal mask by value (tuple equality cannot compare arrays)."""
+        if not isinstance(other, PlayerView):
+            return NotImplemented
+        return all(np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b for a, b in zip(self, other))
+
+    def __ne__(self, other: object) -> bool:
+        # tuple defines its own __ne__, which would compare the masks element-wise; keep it the negation of __eq__.
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None  # the mask is a mutable array
+
+    @property
+    def to_act(self) -> bool:
+        """True when this player has a decision to make now."""
+        return bool(self.legal_mask.any())
+
+    @property
+    def legal_actions(self) -> list[int]:
+        """The legal action ids, ascending."""
+        return np.flatnonzero(self.legal_mask).tolist()
+
+
+def own_deadwood(state: engine.HandState, player: int) -> int:
+    """The player's deadwood now: exact DW of 10 cards (R7), or of 11 cards the least DW over the cards this
+    player may discard (R8, R16), since an 11-card holding must shed one card before it is ever scored."""
+    hand = state.hands[player]
+    if hand.bit_count() <= engine.HAND_SIZE:
+        return deadwood_of_mask(hand)
+    taken = state.taken if player == state.current else NO_CARD
+    return discard_phase_of_mask(hand, kept_card(state.rules.discard_taken_card, taken), state.knock_limit)[0]
+
+
+def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0)) -> PlayerView:
+    """The view of ``player`` (0 or 1) of ``state``. ``scores`` are the match scores indexed by player.
+
+    Reads the viewer's own hand and the public fields only; the opponent's hand and the stock order are never
+    touched, so two states that differ only there give equal views."""
+    opponent = 1 - player
+    pile = state.pile
+    top = pile[-1] if pile else engine.NO_CARD
+    top_bit = 1 << top if pile else 0
+    known = state.known
+    # The pile without walking it: every card that lay face up (the upcard, and discards) and is in no hand's
+    # "taken from the pile" record is still in the pile; a knock card (never "discarded") can only be the top.
+    upcard = state.initial_upcard
+    face_up = state.discarded[0] | state.discarded[1] | (1 << upcard if upcard != engine.NO_CARD else 0)
+    pile_rest = face_up & ~(known[0] | known[1]) & ~top_bit
+    hand = state.hands[player]
+    opponent_known = known[opponent]
+    to_act = player == state.current and state.phase != engine.OVER
+    return PlayerView(
+        state.rules, player, state.phase, hand, top, pile_rest, opponent_known, state.discarded[opponent],
+        state.declined[opponent], cards.FULL_DECK & ~(hand | pile_rest | opponent_known | top_bit),
+        cards.N_CARDS - state.stock_top, state.knock_limit, own_deadwood(state, player),
+        state.taken if player == state.current else engine.NO_CARD, player == state.dealer, upcard,
+        (scores[player], scores[opponent]), state.rules.target,
+        engine.legal_mask(state) if to_act else _NO_ACTIONS)
+
+
+def encode(v: PlayerView) -> np.ndarray:
+    """The flat ``(OBS_SIZE,)`` float32 encoding of a view (layout: ``OBS_LAYOUT``)."""
+    out = np.empty(OBS_SIZE, dtype=np.float32)
+    top = 1 << v.top_discard if v.top_discard != engine.NO_CARD else 0
+    target = v.target
+    own, opp = (min(v.scores[0] / target, 1.0), min(v.scores[1] / target, 1.0)) if target else (0.0, 0.0)
+    _encode_view(out, v.hand, top, v.pile_rest, v.opponent_known, v.opponent_discards, v.opponent_declined,
+                 v.unseen, v.phase, v.is_dealer, v.stock_size, v.knock_limit, v.deadwood, own, opp)
+    return out
+
+
+@njit(cache=True)
+def _encode_view(out, hand, top, pile_rest, opponent_known, opponent_discards, opponent_declined, unseen, phase,
+                 is_dealer, stock_size, knock_limit, deadwood, own_score, opponent_score):
+    """``write_encoding`` from Python: card masks come as ints, each below 2**52."""
+    write_encoding(out, np.uint64(hand), np.uint64(top), np.uint64(pile_rest), np.uint64(opponent_known),
+                   np.uint64(opponent_discards), np.uint64(opponent_declined), np.uint64(unseen), phase, is_dealer,
+                   stock_size, knock_limit, deadwood, own_score, opponent_score)
+
+
+@njit(cache=True, inline="always")
+def write_encoding(out, hand, top, pile_rest, opponent_known, opponent_discards, opponent_declined, unseen, phase,
+                   is_dealer, stock_size, knock_limit, deadwood, own_score, opponent_score):
+    """Write one observation into the float32 row ``out`` (``OBS_SIZE`` entries), entry for entry as ``OBS_LAYOUT``
+    lays it out: the planes from uint64 card masks (``top``: the top discard's bit, 0 for none), then the phase
+    one-hot, the dealer flag and the scalars (``own_score``, ``opponent_score``: already over the target, capped at
+    1). The one encoder of both the scalar and the batched observation."""
+    _plane(out, 0 * cards.N_CARDS, hand)
+    _plane(out, 1 * cards.N_CARDS, top)
+    _plane(out, 2 * cards.N_CARDS, pile_rest)
+    _plane(out, 3 * cards.N_CARDS, opponent_known)
+    _plane(out, 4 * cards.N_CARDS, opponent_discards)
+    _plane(out, 5 * cards.N_CARDS, opponent_declined)
+    _plane(out, 6 * cards.N_CARDS, unseen)
+    for j in range(_PHASE_AT, _DEALER_AT):
+        out[j] = 0.0
+    out[_PHASE_AT + phase] = 1.0
+    out[_DEALER_AT] = 1.0 if is_dealer else 0.0
+    out[_STOCK_AT] = stock_size / STOCK_AFTER_DEAL
+    out[_KNOCK_LIMIT_AT] = knock_limit / KNOCK_LIMIT_SCALE
+    out[_DEADWOOD_AT] = deadwood / DEADWOOD_SCALE
+    out[_SCORES_AT] = own_score
+    out[_SCORES_AT + 1] = opponent_score
+
+
+@njit(cache=True, inline="always")
+def _plane(out, start, mask):
+    """Write the 52 bits of ``mask`` from ``out[start]``, a byte (8 entries) at a time. The last byte writes 4
+    entries past the plane, which the caller overwrites next: planes go in layout order, then the phase entries."""
+    for byte in range(0, cards.N_CARDS, 8):
+        entries = _BYTE_ENTRIES[(mask >> np.uint64(byte)) & _BYTE]
+        for j in range(8):
+            out[start + byte + j] = entries[j]
