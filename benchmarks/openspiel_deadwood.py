@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_solver import meld_rich_hands, random_hands  # noqa: E402
 
 from gin_env.game import cards, solver
-from gin_env.interop.openspiel_history import action_table, pyspiel  # noqa: E402
+from gin_env.interop.openspiel_history import action_ids, pyspiel  # noqa: E402
 
 KNOCK_LIMIT = 10
 EXAMPLES = 5
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=100_000, help="hands of each kind")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    table = action_table(pyspiel.load_game("gin_rummy"))
+    ids = action_ids(pyspiel.load_game("gin_rummy"))
     utils = pyspiel.gin_rummy.GinRummyUtils(cards.N_RANKS, 4, 10)
     rng = np.random.default_rng(args.seed)
     print("| hands | count | OpenSpiel too high | too low | hides a legal knock |\n|---|---:|---:|---:|---:|")
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         for row in tqdm(make(rng, args.hands, 11), desc=kind, unit="hand", leave=False):
             hand = np.flatnonzero(row).tolist()
             exact = solver.best_discard_deadwood(hand)
-            theirs = utils.min_deadwood([table.to_openspiel[c] for c in hand])
+            theirs = utils.min_deadwood([ids.to_openspiel[c] for c in hand])
             counts["high" if theirs > exact else "low" if theirs < exact else "equal"] += 1
             if exact <= KNOCK_LIMIT < theirs:
                 hidden.append(f"{cards.to_str(cards.to_mask(hand))} (exact {exact}, OpenSpiel {theirs})")

@@ -26,26 +26,26 @@ pyspiel = pytest.importorskip("pyspiel")
 gos = importlib.import_module("gin_env.interop.openspiel")
 gos_history = importlib.import_module("gin_env.interop.openspiel_history")
 GAME = pyspiel.load_game("gin_rummy")
-TABLE = gos_history.action_table(GAME)
+IDS = gos_history.action_ids(GAME)
 #: OpenSpiel's own deadwood, to tell its inexact 11-card values (difference 4) from disagreements on the rules.
 OS_UTILS = pyspiel.gin_rummy.GinRummyUtils(cards.N_RANKS, 4, engine.HAND_SIZE)
 
 
 def os_cards(text: str) -> list[int]:
-    return [TABLE.to_openspiel[c] for c in cards.parse(text)]
+    return [IDS.to_openspiel[c] for c in cards.parse(text)]
 
 
-def test_action_table_reads_openspiel_names():
+def test_action_ids_read_openspiel_names():
     state = GAME.new_initial_state()
-    assert state.action_to_string(0, TABLE.to_openspiel[cards.card("TC")]).endswith("Action: Tc")
+    assert state.action_to_string(0, IDS.to_openspiel[cards.card("TC")]).endswith("Action: Tc")
     assert [state.action_to_string(0, a).split("Action: ")[1] for a in
             (gos_history.OS_DRAW_UPCARD, gos_history.OS_DRAW_STOCK, gos_history.OS_PASS, gos_history.OS_KNOCK)] == [
         "Draw upcard", "Draw stock", "Pass", "Knock"]
-    assert sorted(TABLE.to_ours) == list(range(cards.N_CARDS))
+    assert sorted(IDS.to_ours) == list(range(cards.N_CARDS))
     # 65 sets of 3 or 4 and 120 runs of 3 to 5: OpenSpiel's whole meld list, each a legal meld (R4, R5).
-    assert len(TABLE.meld_masks) == 185
-    assert all(solver.is_meld(cards.to_ids(m)) for m in TABLE.meld_masks.values())
-    assert max(m.bit_count() for m in TABLE.meld_masks.values()) == gos_history.OS_MAX_RUN
+    assert len(IDS.meld_masks) == 185
+    assert all(solver.is_meld(cards.to_ids(m)) for m in IDS.meld_masks.values())
+    assert max(m.bit_count() for m in IDS.meld_masks.values()) == gos_history.OS_MAX_RUN
 
 
 @pytest.mark.parametrize(("meld", "sizes"), [
@@ -55,7 +55,7 @@ def test_long_runs_are_laid_in_openspiel_pieces(meld, sizes):
     """R5: a run of 6 or more is laid as shorter runs, all OpenSpiel meld actions."""
     pieces = gos_history.openspiel_pieces(cards.parse(meld))
     assert [p.bit_count() for p in pieces] == sizes
-    assert all(p in TABLE.meld_actions for p in pieces)
+    assert all(p in IDS.meld_actions for p in pieces)
     assert sum(pieces) == cards.to_mask(meld)
 
 
@@ -114,11 +114,11 @@ def test_a_knock_openspiel_refuses_becomes_the_discard_of_the_same_card():
     state = GAME.new_initial_state()
     deal(state, "AS 5S 6S 7S 3C 5C AH 5H 6H 7H", "2S 3S 4S 8S 9S TS JS QS KS 2C", "7D")
     state.apply_action(gos_history.OS_DRAW_UPCARD)
-    replay = gos_history.History(TABLE).update(state)
+    replay = gos_history.History(IDS).update(state)
     assert engine.legal_mask(replay.hand)[actions.parse("KNOCK(7D)")]
     assert gos_history.OS_KNOCK not in state.legal_actions()
     bot = gos.GinEnvBot(Scripted("KNOCK(7D)"), GAME, 0)
-    assert bot.step(state) == TABLE.to_openspiel[cards.card("7D")]
+    assert bot.step(state) == IDS.to_openspiel[cards.card("7D")]
     assert bot.refused_knocks == 1
 
 
@@ -132,7 +132,7 @@ def check_masks(replay, state, seen: collections.Counter) -> None:
         return
     knocks = np.zeros_like(ours)
     knocks[actions.KNOCK_BASE:] = True
-    hand11 = [TABLE.to_openspiel[c] for c in cards.to_ids(replay.hand.hands[replay.hand.current])]
+    hand11 = [IDS.to_openspiel[c] for c in cards.to_ids(replay.hand.hands[replay.hand.current])]
     assert np.array_equal(ours & ~knocks, theirs) and OS_UTILS.min_deadwood(hand11) > gos_history.RULES.knock_limit, (
         f"masks differ: ours {[actions.name(a) for a in np.flatnonzero(ours)]}, "
         f"OpenSpiel's {[actions.name(a) for a in np.flatnonzero(theirs)]}")
@@ -143,7 +143,7 @@ def play_hand(game_rng, bots, seen: collections.Counter) -> tuple:
     """One hand of OpenSpiel's gin_rummy with chance drawn from ``game_rng``, the masks checked at every decision
     our engine also has. Returns the final state and its replay."""
     state = GAME.new_initial_state()
-    replay = gos_history.History(TABLE)
+    replay = gos_history.History(IDS)
     for bot in bots:
         bot.restart_at(state)
     while not state.is_terminal():

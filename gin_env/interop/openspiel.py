@@ -29,7 +29,7 @@ from gin_env.interop.openspiel_history import (
     OS_PASS,
     RULES,
     History,
-    action_table,
+    action_ids,
     openspiel_pieces,
     os_knock_cards,
     pyspiel,
@@ -70,19 +70,19 @@ class GinEnvBot(pyspiel.Bot):
 
     def __init__(self, agent, game, player_id: int, *, seed: int | None = None):
         pyspiel.Bot.__init__(self)
-        self._table = action_table(game)
+        self._ids = action_ids(game)
         if player_id not in (0, 1):
             raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
         self.player_id = player_id
         self.agent = agents.load(agent) if isinstance(agent, (str, os.PathLike)) else agents.as_agent(agent)
         self._rng = np.random.default_rng(seed)
         self.refused_knocks = 0
-        self._history = History(self._table)
+        self._history = History(self._ids)
         self._knock_card = engine.NO_CARD
         self.refused_layoffs: tuple[int, ...] = ()
 
     def restart_at(self, state) -> None:
-        self._history = History(self._table)
+        self._history = History(self._ids)
         self._knock_card = engine.NO_CARD
         self.refused_layoffs = ()
 
@@ -117,9 +117,9 @@ class GinEnvBot(pyspiel.Bot):
         os_action = {actions.TAKE_DISCARD: OS_KNOCK if at_wall else OS_DRAW_UPCARD, actions.DRAW_STOCK: OS_DRAW_STOCK,
                      actions.PASS: OS_PASS}.get(action)
         if os_action is None and history.knocker is not None:
-            os_action = self._table.to_openspiel[actions.action_card(action)]  # the knock card after the wall take
+            os_action = self._ids.to_openspiel[actions.action_card(action)]  # the knock card after the wall take
         elif os_action is None:
-            card = self._table.to_openspiel[actions.action_card(action)]
+            card = self._ids.to_openspiel[actions.action_card(action)]
             os_action = card
             if actions.is_knock(action):
                 if card in os_knock_cards(state):
@@ -138,10 +138,10 @@ class GinEnvBot(pyspiel.Bot):
             # Another player chose Knock for this seat (the bot took over mid-hand): the best card OpenSpiel allows.
             hand = history.hand.hands[self.player_id]
             return min((a for a in legal if a < cards.N_CARDS),
-                       key=lambda a: (solver.deadwood(hand & ~(1 << self._table.to_ours[a])), a))
+                       key=lambda a: (solver.deadwood(hand & ~(1 << self._ids.to_ours[a])), a))
         for meld in history.hand.outcome.knocker_melds:
             for piece in openspiel_pieces(meld):
-                action = self._table.meld_actions[piece]
+                action = self._ids.meld_actions[piece]
                 if piece not in history.declared and action in legal:
                     return action
         return OS_PASS
@@ -152,8 +152,8 @@ class GinEnvBot(pyspiel.Bot):
         if history.layoff_stage:
             plan = self._planned_layoffs(history, defender)
             for card in cards.to_ids(plan & ~history.laid_off):
-                if self._table.to_openspiel[card] in legal:
-                    return self._table.to_openspiel[card]
+                if self._ids.to_openspiel[card] in legal:
+                    return self._ids.to_openspiel[card]
             self.refused_layoffs = tuple(cards.to_ids(plan & ~history.laid_off))
             return OS_PASS
         melded = 0
@@ -162,7 +162,7 @@ class GinEnvBot(pyspiel.Bot):
         melds, _ = solver.arrangement(defender & ~history.laid_off & ~melded)
         for meld in melds:
             for piece in openspiel_pieces(meld):
-                action = self._table.meld_actions[piece]
+                action = self._ids.meld_actions[piece]
                 if action in legal:
                     return action
         return OS_PASS

@@ -61,7 +61,7 @@ def _action_text(state, action: int) -> str:
     return state.action_to_string(0, action).split("Action: ", 1)[1]
 
 
-class ActionTable(NamedTuple):
+class ActionIds(NamedTuple):
     """OpenSpiel's card and meld ids against ours, read from OpenSpiel's own action names."""
 
     to_ours: tuple[int, ...]            # OpenSpiel card id -> our card id
@@ -70,7 +70,7 @@ class ActionTable(NamedTuple):
     meld_actions: dict[int, int]        # card mask -> OpenSpiel meld action
 
 
-def action_table(game) -> ActionTable:
+def action_ids(game) -> ActionIds:
     """The id translation for ``game`` (checked with :func:`check_game`)."""
     check_game(game)
     state = game.new_initial_state()
@@ -82,7 +82,7 @@ def action_table(game) -> ActionTable:
     for a in range(OS_MELD_BASE, game.num_distinct_actions()):
         text = _action_text(state, a)
         meld_masks[a] = cards.to_mask([_card_of_string(text[i:i + 2]) for i in range(0, len(text), 2)])
-    return ActionTable(to_ours, tuple(to_openspiel), meld_masks, {m: a for a, m in meld_masks.items()})
+    return ActionIds(to_ours, tuple(to_openspiel), meld_masks, {m: a for a, m in meld_masks.items()})
 
 
 def openspiel_pieces(meld) -> list[int]:
@@ -117,8 +117,8 @@ class History:
     melds; otherwise the layoffs come first. Stock cards are chance outcomes that come after the draw, so each goes to
     the top of our stock when it is drawn; the order of the rest of the stock is unknown and never read."""
 
-    def __init__(self, table: ActionTable):
-        self.table = table
+    def __init__(self, ids: ActionIds):
+        self.ids = ids
         self.moves: list[tuple[int, int]] = []
         self.hand: engine.HandState | None = None
         self._deal: list[int] = []
@@ -135,7 +135,7 @@ class History:
         """Catch up with ``state``'s history; a history that does not extend the one seen starts a new replay."""
         history = [(int(m.player), int(m.action)) for m in state.full_history()]
         if history[:len(self.moves)] != self.moves:
-            fresh = History(self.table)
+            fresh = History(self.ids)
             fresh._feed(history)
             return fresh
         self._feed(history[len(self.moves):])
@@ -174,7 +174,7 @@ class History:
         then lets the player knock with; at the wall it is ``TAKE_DISCARD``."""
         if not self.decision:
             raise ValueError("not a play decision: OpenSpiel's knock card or lay-down, or the hand is over")
-        to_ours = self.table.to_ours
+        to_ours = self.ids.to_ours
         mask = np.zeros(actions.N_ACTIONS, dtype=bool)
         for a in state.legal_actions():
             if a < cards.N_CARDS:
@@ -201,7 +201,7 @@ class History:
             self._play(player, action)
 
     def _chance(self, os_card: int) -> None:
-        card = self.table.to_ours[os_card]
+        card = self.ids.to_ours[os_card]
         if self.hand is None:
             self._deal.append(card)
             if len(self._deal) == DEAL_OUTCOMES:
@@ -240,7 +240,7 @@ class History:
         elif action in (OS_DRAW_UPCARD, OS_PASS):
             self._step(player, actions.TAKE_DISCARD if action == OS_DRAW_UPCARD else actions.PASS)
         elif action < cards.N_CARDS:
-            card = self.table.to_ours[action]
+            card = self.ids.to_ours[action]
             if self.knocker is not None:
                 self.knock_card = card
                 self._step(player, actions.knock(card))
@@ -264,9 +264,9 @@ class History:
                 self.knocker_passed = True
             else:
                 self.defender_passes += 1
-        elif action in self.table.meld_masks:
-            (self.declared if knocker else self.defender_melds).append(self.table.meld_masks[action])
+        elif action in self.ids.meld_masks:
+            (self.declared if knocker else self.defender_melds).append(self.ids.meld_masks[action])
         elif action < cards.N_CARDS and not knocker:
-            self.laid_off |= 1 << self.table.to_ours[action]
+            self.laid_off |= 1 << self.ids.to_ours[action]
         else:
             raise ValueError(f"OpenSpiel move {action} by player {player} in the lay-down after a knock")
