@@ -6,16 +6,23 @@ top-level import name.
 An agent maps what one player may know (a :class:`gin_env.game.observation.PlayerView`) to a legal action id. Agents
 never see the engine state, so an agent cannot cheat by construction. An agent that decides from the legal actions
 alone may also have ``act_on_mask(legal_mask, rng) -> action``, the same choice as ``act`` from ``view.legal_mask``:
-``GinRummy-v0`` then calls it and builds no view for that agent (``random`` has it). Built-in names:
+``GinRummy-v0`` then calls it and builds no view for that agent (``random`` has it).
 
-* ``random``: a uniformly random legal action;
-* ``simple``: the EAAI SimpleGinRummyPlayer (``agents.simple``);
-* ``expert``: the strongest heuristic (``agents.expert``);
-* ``search``: determinized Monte Carlo search over the batched engine, on a policy network run in numpy
-  (``agents.search``);
-* ``ppo``: the MaskablePPO policy shipped with the package (trained by ``train.py``), its actor run in numpy
-  (``agents.numpy_policy``), so a core install without torch plays it;
-* ``ppo-expert``: the same network fine-tuned mostly against the expert, in numpy: the search's default guide.
+Built-in agents have versioned names; the plain name loads the newest version, and a version goes up whenever an
+agent's play changes (docs/agents.md gives each version's strength):
+
+* ``random-v1``: a uniformly random legal action;
+* ``simple-v1``: the EAAI SimpleGinRummyPlayer (``agents.simple``);
+* ``expert-v2``: the strongest heuristic (``agents.expert``), racing for gin once it waits for it; ``expert-v1``
+  is the same without the race (``ExpertParams(gin_weight=0)``);
+* ``search-v2``: determinized Monte Carlo search over the batched engine, on the ``ppo-expert`` network run in
+  numpy (``agents.search``); ``search-v1`` is the search the expert guides;
+* ``ppo-v5``: the MaskablePPO policy shipped with the package (trained by ``train.py``, the fifth network shipped
+  under this name), its actor run in numpy (``agents.numpy_policy``), so a core install without torch plays it;
+* ``ppo-expert-v1``: the same network fine-tuned mostly against the expert, in numpy: the search's default guide.
+
+An agent loaded by a built-in name carries its versioned name in ``agent.name`` (``load("expert").name ==
+"expert-v2"``).
 
 A path to a ``.zip`` saved by sb3-contrib's ``MaskablePPO`` loads as a :class:`agents.ppo.PPOAgent` (sb3-contrib and
 torch are imported only then), a path to a ``.pt`` policy file exported by ``train_rllib.py`` as a
@@ -32,6 +39,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -46,16 +54,50 @@ class Agent(Protocol):
     def act(self, view: PlayerView, rng: np.random.Generator) -> int: ...
 
 
-#: Built-in agents: name -> "module:factory" (a class or function called with no arguments), imported on demand so
-#: loading one never imports the others.
-AGENTS = {
-    "random": "gin_env.agents.random_agent:RandomAgent",
-    "simple": "gin_env.agents.simple:SimpleAgent",
-    "expert": "gin_env.agents.expert:ExpertAgent",
-    "search": "gin_env.agents.search:SearchAgent",
-    "ppo": "gin_env.agents.numpy_policy:shipped",
-    "ppo-expert": "gin_env.agents.numpy_policy:shipped_expert_tuned",
+#: Built-in agents: versioned name -> "module:factory" (a class or function called with no arguments), imported on
+#: demand so loading one never imports the others.
+VERSIONS = {
+    "random-v1": "gin_env.agents.random_agent:RandomAgent",
+    "simple-v1": "gin_env.agents.simple:SimpleAgent",
+    "expert-v1": "gin_env.agents:expert_without_race",
+    "expert-v2": "gin_env.agents.expert:ExpertAgent",
+    "search-v1": "gin_env.agents:search_guided_by_expert",
+    "search-v2": "gin_env.agents.search:SearchAgent",
+    "ppo-v5": "gin_env.agents.numpy_policy:shipped",
+    "ppo-expert-v1": "gin_env.agents.numpy_policy:shipped_expert_tuned",
 }
+
+_VERSIONED = re.compile(r"^(?P<base>[a-z][a-z-]*)-v(?P<number>\d+)$")
+
+
+def _newest() -> dict[str, str]:
+    """Each plain name with its newest versioned name."""
+    newest: dict[str, tuple[int, str]] = {}
+    for versioned in VERSIONS:
+        match = _VERSIONED.match(versioned)
+        number = int(match["number"])
+        if number > newest.get(match["base"], (0, ""))[0]:
+            newest[match["base"]] = (number, versioned)
+    return {base: versioned for base, (_, versioned) in newest.items()}
+
+
+#: Built-in agents by plain name: each loads its newest version (:data:`VERSIONS`).
+AGENTS = {base: VERSIONS[versioned] for base, versioned in _newest().items()}
+
+
+def expert_without_race():
+    """``expert-v1``: the expert without its race for gin, against which ``expert-v2`` was measured."""
+    from gin_env.agents.expert import ExpertAgent, ExpertParams
+
+    return ExpertAgent(ExpertParams(gin_weight=0.0))
+
+
+def search_guided_by_expert():
+    """``search-v1``: the expert proposes its best discard and makes the draws, simple plays 192 rollouts a
+    decision, and the best mean wins."""
+    from gin_env.agents.search import SearchAgent
+
+    return SearchAgent(guide="expert", samples=192, discards=1, margin=0, trust=None)
 
 
 class CallableAgent:
@@ -151,8 +193,33 @@ MODEL_SUFFIXES = (".zip", ".pt", ".npz")
 
 
 def names() -> list[str]:
-    """Names :func:`load` accepts now."""
+    """The plain names :func:`load` accepts (each loads its newest version)."""
     return sorted(AGENTS)
+
+
+def versioned_names() -> list[str]:
+    """Every versioned name :func:`load` accepts, e.g. ``expert-v1``."""
+    return sorted(VERSIONS)
+
+
+def versioned(name: str) -> str:
+    """The versioned name that ``name`` (plain or versioned) loads; ``ValueError`` for no built-in agent."""
+    if name in VERSIONS:
+        return name
+    if name in AGENTS:
+        return _newest()[name]
+    raise ValueError(_unknown(name))
+
+
+def _unknown(name: str) -> str:
+    """The error for a name that is no built-in agent, listing the names that are (a known agent's unknown version
+    lists that agent's versions first)."""
+    match = _VERSIONED.match(name)
+    versions = [v for v in versioned_names() if match and _VERSIONED.match(v)["base"] == match["base"]]
+    start = f"unknown agent {name!r}; " + (f"{match['base']} has versions {', '.join(versions)}; " if versions else "")
+    return (start + f"known agents: {', '.join(names())} (the newest of each) or a version, "
+            f"{', '.join(versioned_names())}, a path to a MaskablePPO .zip, a train_rllib.py .pt or actor weights "
+            ".npz, or module:attr")
 
 
 def is_path(name: str) -> bool:
@@ -161,7 +228,8 @@ def is_path(name: str) -> bool:
 
 
 def load(name_or_path: str | os.PathLike) -> Agent:
-    """The agent called ``name_or_path`` (see :data:`AGENTS`), the policy saved at that path (a MaskablePPO
+    """The agent called ``name_or_path`` (a plain name of :data:`AGENTS` or a versioned one of :data:`VERSIONS`,
+    which it keeps in ``agent.name``), the policy saved at that path (a MaskablePPO
     ``.zip``, a ``.pt`` policy file of ``train_rllib.py``, or actor weights for numpy, ``.npz``, as
     ``gin-env export --numpy`` writes them), or the agent named by ``module:attr`` (:func:`from_import_path`).
 
@@ -181,10 +249,12 @@ def load(name_or_path: str | os.PathLike) -> Agent:
 
         return load_model(path)
     name = str(name_or_path)
-    if name in AGENTS:
-        module, cls = AGENTS[name].split(":")
-        return getattr(importlib.import_module(module), cls)()
+    if name in AGENTS or name in VERSIONS:
+        full = versioned(name)
+        module, factory = VERSIONS[full].split(":")
+        agent = getattr(importlib.import_module(module), factory)()
+        agent.name = full
+        return agent
     if ":" in name:
         return from_import_path(name)
-    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(names())}, a path to a MaskablePPO .zip, "
-                     "a train_rllib.py .pt or actor weights .npz, or module:attr")
+    raise ValueError(_unknown(name))

@@ -37,9 +37,9 @@ import numpy as np
 from gin_env.batch.observation import BatchView
 from gin_env.game import cards, engine, meld_partners, solver
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.game.hand_rules.taken_card import kept_card
 from gin_env.game.observation import PlayerView
 from gin_env.game.rules import STOCK_AFTER_DEAL
-from gin_env.game.taken_card import kept_card
 
 from .params import check_number
 

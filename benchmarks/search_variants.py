@@ -16,8 +16,8 @@ import time
 
 from gin_env import agents
 from gin_env.agents.search import SearchAgent
+from gin_env.evaluation.duel import play_games
 from gin_env.evaluation.stats import pair_stats
-from gin_env.evaluation.tournament import play_games
 from gin_env.game.rules import PRESETS, Rules
 
 

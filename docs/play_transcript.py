@@ -17,9 +17,9 @@ from rich.console import Console
 
 from gin_env import agents
 from gin_env.game import cards, engine
-from gin_env.game.actions import action_card
-from gin_env.game.observation import view
-from gin_env.ui import play
+from gin_env.game.actions import KNOCK_BASE, action_card
+from gin_env.ui.commands import command
+from gin_env.ui.terminal import TerminalGame
 
 
 def _slip(state: engine.HandState, action: int, made: set[str]) -> str | None:
@@ -29,7 +29,7 @@ def _slip(state: engine.HandState, action: int, made: set[str]) -> str | None:
         return "dr"
     if state.phase != engine.DISCARD:
         return None
-    if "knock" not in made and not engine.legal_mask(state)[play.KNOCK_BASE + action_card(action)]:
+    if "knock" not in made and not engine.legal_mask(state)[KNOCK_BASE + action_card(action)]:
         made.add("knock")
         return f"k {cards.card_str(action_card(action))}"
     if "knock" in made and "not held" not in made:
@@ -46,13 +46,13 @@ def transcript(seed: int, replay_dir: str | None = None) -> str:
 
     def input_fn(prompt: str) -> str:
         if not typed:
-            action = agent.act(view(game.hand, 0, game.match.scores), rng)
-            slip = _slip(game.hand, action, made)
-            typed.extend(([slip] if slip else []) + [play.command(action)])
+            action = agent.act(game.table.agent_view(0), rng)
+            slip = _slip(game.table.state, action, made)
+            typed.extend(([slip] if slip else []) + [command(action)])
         console.print(prompt + typed[0], markup=False)
         return typed.pop(0)
 
-    game = play.TerminalGame("simple", "standard", input_fn, console, seed, replay_dir)
+    game = TerminalGame("simple", "standard", input_fn, console, seed, replay_dir)
     game.run()
     return console.file.getvalue()
 

@@ -55,7 +55,7 @@ def no_games(monkeypatch):
     def played(*args, **kwargs):
         raise AssertionError("a game was played before the input was refused")
 
-    monkeypatch.setattr(tournament, "play_pairs", played)
+    monkeypatch.setattr(tournament, "play_lineups", played)
 
 
 @pytest.mark.parametrize("options, option", [
@@ -76,7 +76,7 @@ def no_games(monkeypatch):
     (["--matches", "0"], "--matches"),
     (["--matches", "1"], "--matches"),
     (["--players", "3", "--deals", "1"], "--deals"),
-    (["--players", "3", "--replays", "replays"], "--replays"),
+    (["--players", "3", "--replays", "a-file"], "--replays"),
 ])
 def test_evaluate_refuses_bad_options_before_the_first_game(options, option, workdir, no_games, capsys):
     _refused(["evaluate", "simple", "random", "expert", "--workers", "1", "--no-progress", *options], option, workdir,

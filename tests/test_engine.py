@@ -570,8 +570,11 @@ def test_validate_names_the_broken_invariant(broken):
 def test_r16_kept_card_is_one_function_for_python_arrays_and_kernels():
     """R16: the card just taken stays in hand unless ``discard_taken_card``; the one function answers for a scalar
     state and for a batch alike, and the kernels' compiled binding of it agrees."""
-    from gin_env.game.taken_card import kept_card, kept_card_compiled
+    from numba import njit
 
+    from gin_env.game.hand_rules.taken_card import kept_card
+
+    kept_card_compiled = njit(lambda discard_taken_card, taken: kept_card(discard_taken_card, taken))
     for discard_taken_card in (False, True):
         for taken in (engine.NO_CARD, 0, 17, 51):
             expected = engine.NO_CARD if discard_taken_card else taken

@@ -34,8 +34,10 @@ class Script:
 
     def __init__(self, *names: str) -> None:
         self.actions = [actions.parse(n) for n in names]
+        self.played = 0
 
     def act(self, v, rng) -> int:
+        self.played += 1
         return self.actions.pop(0) if self.actions else passive(v, rng)
 
 
@@ -129,6 +131,19 @@ def test_opponent_may_be_a_name_an_agent_or_a_callable():
     assert env.state.declined[1] == 1 << env.state.pile[-1]
     with pytest.raises(TypeError, match="opponent"):
         GinRummyEnv(opponent=42)
+
+
+def test_an_opponent_assigned_mid_episode_plays_its_next_action():
+    env = GinRummyEnv(opponent="random", learner_seat=0)
+    _, info = env.reset(seed=0)
+    script = Script()
+    env.opponent = script
+    assert env.opponent is script and env.roles["opponent"] == [script]
+    rng, done = np.random.default_rng(0), False
+    while not done and not script.played:
+        _, _, terminated, truncated, info = env.step(random_legal(info["action_mask"], rng))
+        done = terminated or truncated
+    assert script.played
 
 
 # ---------------------------------------------------------------------------------------------------------------

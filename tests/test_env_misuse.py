@@ -18,7 +18,7 @@ from gin_env.envs.gin_rummy import GinRummyEnv
 from gin_env.envs.vector import GinRummyVectorEnv
 from gin_env.game import engine
 from gin_env.game.rules import CAP_KEYS, MAX_CAP, MAX_POINTS, POINT_KEYS, Rules
-from gin_env.table.two_players import MAX_REDEALS
+from gin_env.table.checks import MAX_REDEALS
 
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
 #: Formats of GinRummy-v0 other than two players, as gym.make keyword arguments.
@@ -144,7 +144,8 @@ def test_a_room_of_unequal_seats_refuses_the_other_seat_at_reset():
     env = gym.make("GinRummy-v0", room=(1, 2), learner_seat=0, teammates=[], opponents=["random", "random"])
     # A good reset first: gymnasium 1.4's passive checker cannot step an env whose very first reset raised.
     _, info = env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"learner_seat=1: room \(1, 2\) has seats of different sizes"):
+    with pytest.raises(ValueError, match=r"learner_seat=1: a room of 1 and 2 members \(R58-R59\) seats 1 teammate "
+                                         r"and 1 opponent around it, and this env holds 0 teammates and 2 opponents"):
         env.reset(seed=0, options={"learner_seat": 1})
     # Refused before any work: the episode under way goes on as it was.
     env.step(int(np.flatnonzero(info["action_mask"])[0]))
@@ -172,7 +173,7 @@ NO_DECISION_MESSAGE = (rf"no deal reached the learner's first decision in {MAX_R
                      opponents=["random", "random"]),
     lambda: gym.make("GinRummy-v0", rules=NO_DECISION, room=(1, 1), learner_seat=0, opponents=["random"]),
     lambda: GinRummyVectorEnv(num_envs=4, rules=NO_DECISION, opponent="random", learner_seat=0),
-], ids=["GinRummyEnv", "FormatEnv players=4", "FormatEnv room", "GinRummyVectorEnv"])
+], ids=["GinRummyEnv", "GinRummyEnv players=4", "GinRummyEnv room", "GinRummyVectorEnv"])
 def test_no_deal_reaching_the_learner_is_an_error_not_an_endless_reset(make):
     env = make()
     start = time.perf_counter()
@@ -215,7 +216,7 @@ def test_num_envs_refuses_anything_else_naming_it(value, error):
     lambda **kw: GinRummyEnv(opponent="random", **kw),
     lambda **kw: gym.make("GinRummy-v0", players=3, opponents=["random", "random"], **kw).unwrapped,
     lambda **kw: GinRummyVectorEnv(num_envs=2, opponent="random", **kw),
-], ids=["GinRummyEnv", "FormatEnv", "GinRummyVectorEnv"])
+], ids=["GinRummyEnv", "GinRummyEnv players=3", "GinRummyVectorEnv"])
 def test_max_steps_takes_any_integer_type_and_nothing_else(make):
     assert make(max_steps=np.int32(1)).max_steps == 1
     for bad in (True, 1.0, "1"):
@@ -223,7 +224,7 @@ def test_max_steps_takes_any_integer_type_and_nothing_else(make):
             make(max_steps=bad)
 
 
-def test_players_and_seats_of_the_format_env_take_any_integer_type_and_nothing_else():
+def test_players_and_seats_of_other_formats_take_any_integer_type_and_nothing_else():
     env = gym.make("GinRummy-v0", players=np.int64(3), learner_seat=np.uint8(2)).unwrapped
     assert (env.rules.players, env.learner_seat) == (3, 2)
     for key, bad in (("players", True), ("players", 3.0), ("learner_seat", True), ("learner_seat", 1.0)):

@@ -1,6 +1,6 @@
-"""evaluate.py (gin_env.evaluation): numbers that depend on the seed and not on the worker count, the JSON keys of
-docs/evaluation.md, the table and the plot, clear errors for bad agents, and the statistics (intervals, Elo) on
-hand-checked values."""
+"""evaluate.py (gin_env.evaluation) with two players: numbers that depend on the seed and not on the worker count,
+the JSON keys of docs/evaluation.md, the scoreboard and the plot, clear errors for bad agents, and the statistics
+(intervals, Elo) on hand-checked values."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from multiprocessing import get_context
 import numpy as np
 import pytest
 
-from gin_env.evaluation import cli, progress, stats, tournament
+from gin_env.evaluation import cli, duel, progress, runner, stats, tournament
 from gin_env.evaluation import report as report_module
 from gin_env.game.rules import Rules
 from tests.golden import assert_same_report
@@ -28,8 +28,8 @@ DESIGN_PAIR_KEYS = {"a", "b", "a_points_per_hand", "a_points_per_hand_ci95", "a_
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Chunks of 3 games, so that a handful of games is spread over several tasks and both workers."""
-    monkeypatch.setitem(tournament.CHUNK, "deals", 3)
-    monkeypatch.setitem(tournament.CHUNK, "matches", 3)
+    monkeypatch.setitem(runner.CHUNK, "deals", 3)
+    monkeypatch.setitem(runner.CHUNK, "matches", 3)
 
 
 def test_same_seed_same_numbers_whatever_the_worker_count(small_chunks):
@@ -51,7 +51,7 @@ def test_matches_are_reproducible_across_worker_counts(small_chunks):
     assert pair["a_hands_won"] + pair["b_hands_won"] + pair["no_winner_hands"] == pair["hands"]
 
 
-def test_json_keys_table_and_plot_from_the_command_line(tmp_path, capsys):
+def test_json_keys_scoreboard_and_plot_from_the_command_line(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     out, png = tmp_path / "report.json", tmp_path / "report.png"
     code = cli.main(["simple", "random", "expert", "--rules", "eaai", "--deals", "4", "--seed", "3",
@@ -70,8 +70,8 @@ def test_json_keys_table_and_plot_from_the_command_line(tmp_path, capsys):
             assert low <= pair[key.removesuffix("_ci95")] <= high
     assert set(report["elo"]) == {"simple", "random", "expert"}
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    table = capsys.readouterr().out
-    assert "eaai rules, 4 duplicate deals per pair" in table and "Elo:" in table
+    printed = capsys.readouterr().out
+    assert "eaai rules, 4 duplicate deals per pair" in printed and "Elo:" in printed
 
 
 def test_replays_are_saved_for_every_hand_and_seating(tmp_path):
@@ -128,16 +128,16 @@ def test_win_rates_count_draws_half_and_duplicates_compare_points():
 
 
 def test_capped_hands_and_abandoned_games_are_reported():
-    """Players that never knock (R19, R19a): every hand capped, every game abandoned, and the table says so."""
+    """Players that never knock (R19, R19a): every hand capped, every game abandoned, and the scoreboard says so."""
     rules = Rules.preset("eaai")
-    games = tournament.play_games(rules, LoopingAgent(), LoopingAgent(), 0, range(2))
+    games = duel.play_games(rules, LoopingAgent(), LoopingAgent(), 0, range(2))
     pair = stats.pair_stats(games)
     assert (pair["capped_hands"], pair["abandoned_games"], pair["hands"]) == (40, 4, 40)
     assert pair["a_match_win_rate"] == 0.5 and pair["no_winner_hands"] == 40
     report = {"rules": "eaai", "mode": "matches", "seed": 0, "agents": ["a", "b"], "elo": {"a": 1500, "b": 1500},
               "pairs": [{"a": "a", "b": "b", "matches": 2, **pair}]}
     line = "Capped hands (R19 turn cap): 40; abandoned games (R19a dead hands in a row): 4"
-    assert line in report_module.table(report)
+    assert line in report_module.scoreboard(report)
 
 
 def test_ratio_estimate_by_hand():
@@ -179,7 +179,7 @@ def _torch_threads() -> int:
 def test_worker_processes_run_torch_on_one_thread():
     """Workers fill the cores already; torch's own thread pool in each would make them spin against each other."""
     pytest.importorskip("torch")
-    with get_context("spawn").Pool(1, initializer=tournament._init_worker) as pool:
+    with get_context("spawn").Pool(1, initializer=runner._init_worker) as pool:
         assert pool.apply(_torch_threads) == 1
 
 
@@ -209,7 +209,7 @@ def test_the_report_is_the_one_recorded_before_the_move_into_the_package(tmp_pat
         assert_same_report(json.loads(out.read_text()), json.load(f))
 
 
-def test_model_paths_are_labelled_by_file_name_in_the_table_and_in_full_in_the_json():
+def test_model_paths_are_labelled_by_file_name_in_the_scoreboard_and_in_full_in_the_json():
     long_path = "runs/some/long/folder/for/an/experiment/best.zip"
     names = [long_path, "runs/other/best.zip", "simple"]
     short = report_module.short_names(names)
@@ -220,9 +220,9 @@ def test_model_paths_are_labelled_by_file_name_in_the_table_and_in_full_in_the_j
     result = {"rules": "standard", "mode": "deals", "seed": 0, "agents": names[:2],
               "elo": {names[0]: 1510.0, names[1]: 1490.0},
               "pairs": [{"a": names[0], "b": names[1], "deals": 2, **pair}]}
-    text = report_module.table(result)
+    text = report_module.scoreboard(result)
     rows = text.splitlines()
-    # The columns are as wide as the labels; only the legend below the table names each model file in full.
+    # The columns are as wide as the labels; only the legend below the rows names each model file in full.
     assert rows[-2:] == [f"experiment/best.zip = {long_path}", "other/best.zip = runs/other/best.zip"]
     assert long_path not in "\n".join(rows[:-2]) and max(len(line) for line in rows[:-2]) <= 115
     assert "Elo: experiment/best.zip 1510, other/best.zip 1490" in text

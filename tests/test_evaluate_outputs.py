@@ -1,5 +1,5 @@
-"""evaluate.py's files (issue 17): every output path checked before the first game, the table printed even when a
-write fails late, Ctrl-C ends with one line and no file, and replay folders shared by runs lose nothing."""
+"""evaluate.py's files (issue 17): every output path checked before the first game, the scoreboard printed even when
+a write fails late, Ctrl-C ends with one line and no file, and replay folders shared by runs lose nothing."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from gin_env.evaluation import cli, report, tournament
+from gin_env.evaluation import cli, plot, tournament
 from gin_env.replay import replay_file as replay
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -21,13 +21,13 @@ FAST = ["simple", "random", "--deals", "3", "--workers", "1", "--no-progress"]
 
 def _games_played(monkeypatch) -> list:
     played = []
-    real = tournament.play_pairs
+    real = tournament.play_lineups
 
     def spy(*args, **kwargs):
         played.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(tournament, "play_pairs", spy)
+    monkeypatch.setattr(tournament, "play_lineups", spy)
     return played
 
 
@@ -42,12 +42,12 @@ def test_an_unwritable_output_is_refused_before_the_first_game(option, where, tm
     assert played == [] and len(err.splitlines()) == 1 and "error" in err
 
 
-def test_a_late_write_failure_still_prints_the_table_and_the_other_file(tmp_path, monkeypatch, capsys):
+def test_a_late_write_failure_still_prints_the_scoreboard_and_the_other_file(tmp_path, monkeypatch, capsys):
     pytest.importorskip("matplotlib")
     def broken_plot(result, path):
         raise OSError("disk full")
 
-    monkeypatch.setattr(report, "plot", broken_plot)
+    monkeypatch.setattr(plot, "plot", broken_plot)
     out = tmp_path / "report.json"
     assert cli.main([*FAST, "--json", str(out), "--plot", str(tmp_path / "r.png")]) == 1
     captured = capsys.readouterr()
@@ -60,7 +60,7 @@ def test_ctrl_c_during_the_games_is_one_line_and_no_file(tmp_path, monkeypatch, 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(tournament, "play_pairs", interrupted)
+    monkeypatch.setattr(tournament, "play_lineups", interrupted)
     assert cli.main([*FAST, "--json", str(tmp_path / "r.json")]) == cli.INTERRUPTED
     captured = capsys.readouterr()
     assert captured.err.strip().endswith(": interrupted; no report written")
@@ -72,6 +72,11 @@ def _evaluate(folder, seed: int, *, wait: bool = True):
                "1", "--no-progress", "--seed", str(seed), "--replays", str(folder)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return process.communicate(timeout=120) + (process.returncode,) if wait else process
+
+
+def _saved(folder) -> int:
+    """The replays saved in ``folder`` so far: a replay being written is a hidden temporary, not counted."""
+    return len([name for name in os.listdir(folder) if not name.startswith(".")]) if folder.is_dir() else 0
 
 
 def _check_all_valid(folder) -> list[str]:
@@ -104,7 +109,7 @@ def test_ctrl_c_to_a_run_with_worker_processes_stops_it_cleanly(tmp_path):
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
-    while not (folder.is_dir() and len(os.listdir(folder)) > 20) and time.monotonic() < deadline:
+    while _saved(folder) <= 20 and time.monotonic() < deadline:
         time.sleep(0.2)
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=60)
@@ -138,7 +143,7 @@ def test_sigterm_to_the_parent_stops_its_workers_with_one_line(tmp_path):
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
     deadline = time.monotonic() + 60
-    while not (folder.is_dir() and len(os.listdir(folder)) > 20) and time.monotonic() < deadline:
+    while _saved(folder) <= 20 and time.monotonic() < deadline:
         time.sleep(0.2)
     assert len(_session_processes(process.pid)) >= 3  # the parent and its two workers
     process.send_signal(signal.SIGTERM)

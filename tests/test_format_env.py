@@ -9,10 +9,12 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import gin_env  # noqa: F401 - registers GinRummy-v0
-from gin_env.envs.format_env import FormatEnv
 from gin_env.envs.gin_rummy import GinRummyEnv
 from gin_env.game import four_players, three_players
 from gin_env.game.rules import Rules
+from gin_env.table.formats import FourTable, RoomTable, ThreeTable
+from gin_env.table.protocol import NotOffered
+from gin_env.table.two_players import Table
 
 FORMATS = {
     "players=3": {"players": 3, "opponents": ["simple", "random"]},
@@ -35,13 +37,29 @@ def run(env, seed: int, rng: np.random.Generator, check=None) -> tuple[float, di
     return total, info, steps
 
 
-def test_gym_make_picks_the_format():
-    assert isinstance(gym.make("GinRummy-v0", players=3).unwrapped, FormatEnv)
-    assert isinstance(gym.make("GinRummy-v0", rules=Rules(players=4)).unwrapped, FormatEnv)
-    assert isinstance(gym.make("GinRummy-v0", room=(1, 2), learner_seat=1).unwrapped, FormatEnv)
-    assert isinstance(gym.make("GinRummy-v0", players=2, opponent="random").unwrapped, GinRummyEnv)
-    with pytest.raises(ValueError, match="GinRummyEnv is two-player; rules.players=3"):
-        GinRummyEnv(rules=Rules(players=3))
+@pytest.mark.parametrize(("kwargs", "table"), [
+    ({"players": 2, "opponent": "random"}, Table), ({}, Table), ({"players": 3}, ThreeTable),
+    ({"rules": Rules(players=4)}, FourTable), ({"room": (1, 2), "learner_seat": 1}, RoomTable),
+], ids=["players=2", "default", "players=3", "rules.players=4", "room"])
+def test_one_env_class_plays_every_format_on_its_table(kwargs, table):
+    env = gym.make("GinRummy-v0", **kwargs).unwrapped
+    assert type(env) is GinRummyEnv and type(env.table) is table
+    assert type(GinRummyEnv(**kwargs).table) is table
+
+
+@pytest.mark.parametrize(("fmt", "name"), [("players=3", "three players"), ("players=4", "four players in two teams"),
+                                         ("room=(2, 3)", "a room of 2 and 3 members")])
+def test_replays_and_pictures_are_two_player_capabilities_refused_naming_the_format(fmt, name):
+    offered = f"is offered with two players only; this game is {name}"
+    with pytest.raises(NotOffered, match=f"render_mode='rgb_array' {offered}"):
+        gym.make("GinRummy-v0", render_mode="rgb_array", **FORMATS[fmt])
+    env = gym.make("GinRummy-v0", **FORMATS[fmt]).unwrapped
+    env.reset(seed=0)
+    with pytest.raises(NotOffered, match=rf"replay\(\) {offered}"):
+        env.replay()
+    assert env.opponent is None and "opponents" in env.roles
+    with pytest.raises(AttributeError, match="no single opponent"):
+        env.opponent = "random"
 
 
 @pytest.mark.parametrize("episode", ["hand", "match"])
@@ -54,7 +72,7 @@ def test_env_checker_passes(fmt, episode):
 def test_the_learner_acts_only_on_its_own_decisions(fmt):
     env = gym.make("GinRummy-v0", episode="match", **FORMATS[fmt])
 
-    def check(e: FormatEnv):
+    def check(e: GinRummyEnv):
         assert e.table.actor == e.learner
         if e.rules.players == 3:
             assert e.learner in e.table.game.seats        # never while it sits the hand out (R50)
@@ -102,13 +120,16 @@ def test_same_seed_same_episode(fmt):
 
 @pytest.mark.parametrize(("kwargs", "error"), [
     ({"players": 3, "opponents": ["simple"]}, "opponents must be a list of 2 agents"),
-    ({"players": 3, "partner": "simple"}, "three players have no partners"),
-    ({"players": 4, "teammates": ["simple"]}, "teammates= is for rooms"),
-    ({"players": 3, "opponent": "simple"}, "opponents=\\[...\\]"),
+    ({"players": 3, "partner": "simple"}, r"three players \(R50-R53\) takes no partner=: its agents are "
+                                          r"opponents=\[...\]"),
+    ({"players": 4, "teammates": ["simple"]}, r"takes no teammates=: its agents are opponents=\[...\], partner=..."),
+    ({"players": 3, "opponent": "simple"}, r"takes no opponent=: its agents are opponents=\[...\]"),
+    ({"opponents": ["simple"]}, r"two players takes no opponents=: its agents are opponent=..."),
     ({"room": (1, 2)}, "fix learner_seat"),
     ({"room": (2, 2), "teammates": ["simple", "simple"]}, "teammates must be a list of 1 agent in"),
-    ({"room": (2, 2), "partner": "simple"}, "a room has no partner"),
+    ({"room": (2, 2), "partner": "simple"}, r"a room of 2 and 2 members \(R58-R59\) takes no partner="),
     ({"players": 3, "learner_seat": 3}, "learner_seat must be a seat 0..2"),
+    ({"players": 3, "render_mode": "rgb_array"}, "render_mode='rgb_array' is offered with two players only"),
 ])
 def test_bad_arguments_are_named(kwargs, error):
     with pytest.raises(ValueError, match=error):
@@ -123,5 +144,5 @@ def test_an_illegal_action_is_penalized_or_raised():
     assert reward == -1.0 and terminated and info["illegal_action"] and not info["action_mask"].any()
     env = gym.make("GinRummy-v0", illegal_action="raise", **FORMATS["players=3"])
     env.reset(seed=8)
-    with pytest.raises(ValueError, match=r"illegal action KNOCK\(KC\): legal actions are"):
+    with pytest.raises(ValueError, match=r"illegal action KNOCK\(KC\): phase '\w+', legal actions: "):
         env.step(107)

@@ -142,7 +142,7 @@ def test_r54_r55_partners_opposite_opponents_switch_and_the_deal_alternates():
     seen = []
     for _ in range(4):
         seen.append((game.deal, game.seats, tuple(h.dealer for h in game.hands)))
-        assert game.hands[0].deck != game.hands[1].deck          # each table its own shuffled deck
+        assert game.hands[0].deck != game.hands[1].deck          # each pairing its own shuffled deck
         game = four_players.record_deal(game, (won(0, 1), won(1, 1)), rng)   # results cancel: nobody scores
     assert seen == [
         (1, ((0, 1), (2, 3)), (0, 0)),   # odd deals: 0 v 1 and 2 v 3, the team-0 players deal
@@ -154,34 +154,34 @@ def test_r54_r55_partners_opposite_opponents_switch_and_the_deal_alternates():
 
 
 @pytest.mark.parametrize(("outcomes", "scores", "boxes"), [
-    ((won(0, 20), won(0, 15)), (35, 0), (1, 0)),     # both tables to team 0: it scores both
+    ((won(0, 20), won(0, 15)), (35, 0), (1, 0)),     # both pairings to team 0: it scores both
     ((won(1, 20), won(1, 15)), (0, 35), (0, 1)),
     ((won(0, 20), won(1, 15)), (5, 0), (1, 0)),      # one each: the bigger win scores the difference
     ((won(0, 10), won(1, 26)), (0, 16), (0, 1)),
-    ((DEAD, won(1, 12)), (0, 12), (0, 1)),           # a dead table leaves the other table's result
+    ((DEAD, won(1, 12)), (0, 12), (0, 1)),           # a dead hand leaves the other pairing's result
     ((won(0, 9), DEAD), (9, 0), (1, 0)),
     ((won(0, 9), won(1, 9)), (0, 0), (0, 0)),        # results that cancel score nobody
     ((DEAD, DEAD), (0, 0), (0, 0)),
 ])
-def test_r56_netting_of_the_two_tables(outcomes, scores, boxes):
+def test_r56_netting_of_the_two_pairings(outcomes, scores, boxes):
     rng = np.random.default_rng(8)
     game = four_players.record_deal(four_players.new_game(R4, rng), outcomes, rng)
     assert game.scores == scores and game.deals_scored == boxes
     assert game.history[0].net == scores[0] - scores[1]
 
 
-def test_r56_a_played_deal_nets_the_two_tables_scripted_hands():
+def test_r56_a_played_deal_nets_the_two_pairings_scripted_hands():
     rng = np.random.default_rng(9)
     game = four_players.new_game(R4.replace(team_target=500), rng, decks=(QUICK_KNOCK, QUICK_KNOCK))
     # Odd deal: the team-0 seats deal, so the team-1 seats (engine player 1) are the non-dealers who take the upcard
-    # and knock at both tables: seat 1 beats seat 0 and seat 3 beats seat 2.
+    # and knock in both pairings: seat 1 beats seat 0 and seat 3 beats seat 2.
     assert [h.current for h in game.hands] == [1, 1]
-    for table in (1, 0):
+    for pairing in (1, 0):
         for label in ("TAKE_DISCARD", "KNOCK(KD)"):
-            game = four_players.step(game, table, actions.parse(label), rng)
-        if table == 1:
-            assert game.results[0] is None and game.deal == 1    # one table done: the deal goes on
-            with pytest.raises(engine.IllegalActionError, match="the hand at table 1 is over for this deal"):
+            game = four_players.step(game, pairing, actions.parse(label), rng)
+        if pairing == 1:
+            assert game.results[0] is None and game.deal == 1    # one pairing done: the deal goes on
+            with pytest.raises(engine.IllegalActionError, match="the hand of pairing 1 is over for this deal"):
                 four_players.step(game, 1, actions.DRAW_STOCK, rng)
     (deal,) = game.history
     points = deal.outcomes[0].points
@@ -265,8 +265,8 @@ def test_seeded_four_player_games_hold_every_invariant(preset):
     for _ in range(2):
         game = four_players.new_game(rules, rng)
         while not game.over:
-            table = 0 if game.results[0] is None else 1
-            game = four_players.step(game, table, choose(game.hands[table], rng), rng)
-            engine.validate(game.hands[table])
+            pairing = 0 if game.results[0] is None else 1
+            game = four_players.step(game, pairing, choose(game.hands[pairing], rng), rng)
+            engine.validate(game.hands[pairing])
         assert game.abandoned or rules.target is None or max(game.scores) >= rules.team_target
         assert sum(d.net for d in game.history) == game.scores[0] - game.scores[1]

@@ -3,7 +3,6 @@ no peeking at the opponent's cards, replays of what was played, and the command 
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import re
 import sys
@@ -17,11 +16,10 @@ from rich.console import Console
 
 from gin_env import agents
 from gin_env.game import actions, cards, engine, match
-from gin_env.game.observation import view
 from gin_env.game.rules import Rules
 from gin_env.replay import replay_file as replay
-from gin_env.ui import play, render
-from gin_env.ui.play import CommandError, parse_command
+from gin_env.ui import play, render, terminal
+from gin_env.ui.commands import CommandError, command, parse_command
 from tests.scripted import act, make_deck
 
 PROMPT_END = " > "
@@ -54,7 +52,7 @@ def autopilot(console: Console, game_ref: list, first=()):
 
     def input_fn(prompt: str) -> str:
         game = game_ref[0]
-        text = first.pop(0) if first else play.command(agent.act(view(game.hand, 0, game.match.scores), rng))
+        text = first.pop(0) if first else command(agent.act(game.table.agent_view(0), rng))
         console.print(prompt + text, markup=False)
         return text
 
@@ -64,7 +62,7 @@ def autopilot(console: Console, game_ref: list, first=()):
 def run_auto(seed: int, rules="standard", first=(), save_replays=None):
     console = new_console()
     ref = []
-    game = play.TerminalGame("simple", rules, autopilot(console, ref, first), console, seed, save_replays)
+    game = terminal.TerminalGame("simple", rules, autopilot(console, ref, first), console, seed, save_replays)
     ref.append(game)
     return game, game.run(), console.file.getvalue()
 
@@ -129,7 +127,7 @@ def test_ten_may_be_written_10_and_command_inverts_parse():
                 "PASS", "PASS", "DRAW_STOCK")
     assert parse_command("10s", state) == actions.discard(cards.card("TS"))
     for a in engine.legal_actions(state):
-        assert parse_command(play.command(a), state) == a
+        assert parse_command(command(a), state) == a
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -139,8 +137,8 @@ def test_ten_may_be_written_10_and_command_inverts_parse():
 def test_scripted_hand_with_bad_input_explains_then_prompts_again_and_shows_the_showdown():
     console = new_console()
     lines = ["p", "t", "KC", "d", "xyz", "3D", "k 7S", "k KC"]
-    game = play.TerminalGame("simple", Rules(target=None), scripted(console, lines), console, seed=0)
-    game.match = dataclasses.replace(game.match, dealer=1, hand=engine.new_hand(game.rules, dealer=1, deck=HAND))
+    game = terminal.TerminalGame("simple", Rules(target=None), scripted(console, lines), console, seed=0)
+    game.table.deal(np.random.default_rng(0), deck=HAND, dealer=1)
     final = game.run()
     out = console.file.getvalue().splitlines()
     offer_prompt = "Take the upcard 3D (t) or pass (p) > "
@@ -241,7 +239,7 @@ def test_same_seed_deals_the_same_cards():
 def test_quit_and_end_of_input_leave_the_game():
     for lines in (["q"], []):
         console = new_console()
-        final = play.play("random", "standard", scripted(console, lines), console, seed=1)
+        final = terminal.play("random", "standard", scripted(console, lines), console, seed=1)
         assert not final.over and "You left the game." in console.file.getvalue()
 
 

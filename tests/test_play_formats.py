@@ -1,4 +1,4 @@
-"""The terminal game with three players and four in two teams (gin_env.ui.play_formats): the person plays their own
+"""The terminal game with three players and four in two teams (gin_env.ui.terminal): the person plays their own
 hands, watches the hands they sit out (R50), sees the other table's result and the netting (R56), and every table's
 hand is saved as a replay with its format, number and seats."""
 
@@ -16,7 +16,8 @@ from rich.console import Console
 from gin_env.game import actions, engine
 from gin_env.replay import replay_file as replay
 from gin_env.ui import play
-from gin_env.ui.play_formats import FormatTerminalGame
+from gin_env.ui.commands import command
+from gin_env.ui.terminal import TerminalGame
 
 
 def autopilot(game_ref: list):
@@ -26,15 +27,15 @@ def autopilot(game_ref: list):
         legal = engine.legal_actions(state)
         knocks = [a for a in legal if actions.is_knock(a)]
         choice = knocks[0] if knocks else (legal[-1] if state.phase == engine.DISCARD else legal[0])
-        return play.command(choice)
+        return command(choice)
     return input_fn
 
 
-def run(players: int, seed: int, tmp_path, **kwargs) -> tuple[FormatTerminalGame, str]:
+def run(players: int, seed: int, tmp_path, **kwargs) -> tuple[TerminalGame, str]:
     console = Console(file=io.StringIO(), width=200, color_system=None, highlight=False)
     ref: list = []
-    game = FormatTerminalGame(players, "simple", input_fn=autopilot(ref), console=console, seed=seed,
-                              save_replays=tmp_path, **kwargs)
+    game = TerminalGame("simple", input_fn=autopilot(ref), console=console, seed=seed, save_replays=tmp_path,
+                        players=players, **kwargs)
     ref.append(game)
     game.run()
     return game, console.file.getvalue()
@@ -92,8 +93,8 @@ def test_the_headers_show_the_seats_and_the_scores_at_80_columns(players, header
     and the scores are lines below it, which wrap."""
     console = Console(file=io.StringIO(), width=80, color_system=None, highlight=False)
     ref: list = []
-    game = FormatTerminalGame(players, "simple", partner="expert" if players == 4 else None,
-                              input_fn=autopilot(ref), console=console, seed=3)
+    game = TerminalGame("simple", input_fn=autopilot(ref), console=console, seed=3, players=players,
+                        partner="expert" if players == 4 else None)
     ref.append(game)
     game.run()
     text = console.file.getvalue()
@@ -104,3 +105,9 @@ def test_the_headers_show_the_seats_and_the_scores_at_80_columns(players, header
     assert lines[first + 1:first + 3] == [header, scores]
     if players == 4:
         assert "your partner expert in seat 2" in " ".join(lines[:2]) and "partner partner" not in text
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_only_four_players_have_a_partner(players):
+    with pytest.raises(ValueError, match="--partner is for --players 4"):
+        TerminalGame("simple", players=players, partner="expert")

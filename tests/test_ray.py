@@ -1,6 +1,6 @@
 """Ray (issue 14) on one local Ray for the whole module (``ray.init(num_cpus=2)``): ``evaluate --ray`` gives the
-local report key for key and number for number, model files included; a task whose worker dies is run again by Ray
-and the report is unchanged, and one that raises stops the run with its error in one line (issue 29);
+local report key for key and number for number, in every format, model files included; a task whose worker dies is
+run again by Ray and the report is unchanged, and one that raises stops the run with its error in one line (issue 29);
 ``train_rllib.py --iterations 2`` trains without an illegal action, resumes from its checkpoint, and writes a
 ``policy.pt`` that plays a full evaluation without Ray."""
 
@@ -16,8 +16,8 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from gin_env.evaluation import cli, ray_tasks, tournament  # noqa: E402
-from gin_env.evaluation.tournament import Task  # noqa: E402
+from gin_env.evaluation import cli, ray_tasks, runner, tournament  # noqa: E402
+from gin_env.evaluation.lineups import Task  # noqa: E402
 from gin_env.game.rules import Rules  # noqa: E402
 from gin_env.training import rllib_loop  # noqa: E402
 
@@ -41,8 +41,8 @@ def local_ray():
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Chunks of 3 games, so a handful of games makes several tasks, finishing in any order."""
-    monkeypatch.setitem(tournament.CHUNK, "deals", 3)
-    monkeypatch.setitem(tournament.CHUNK, "matches", 3)
+    monkeypatch.setitem(runner.CHUNK, "deals", 3)
+    monkeypatch.setitem(runner.CHUNK, "matches", 3)
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +64,10 @@ def test_evaluate_on_ray_is_the_local_report(local_ray, small_chunks):
     matches = tournament.evaluate(["simple", "random"], Rules.preset("eaai"), "matches", 4, seed=2, workers=1)
     assert tournament.evaluate(["simple", "random"], Rules.preset("eaai"), "matches", 4, seed=2,
                                ray_address="local") == matches
+    for players in (3, 4):
+        rules = Rules.preset("eaai").replace(players=players)
+        local = tournament.evaluate(names, rules, "matches", 4, seed=1, workers=1)
+        assert tournament.evaluate(names, rules, "matches", 4, seed=1, ray_address="local") == local
 
 
 def test_a_task_whose_worker_dies_is_retried_and_the_report_is_unchanged(local_ray, small_chunks, tmp_path,
@@ -93,7 +97,7 @@ def test_a_task_that_raises_is_not_retried_and_its_error_is_one_line(local_ray, 
 
 
 def test_the_fault_hook_fails_the_first_task_only(tmp_path):
-    task = Task("simple", "random", Rules(), 0, 0, 2, None)
+    task = Task(("simple", "random"), Rules(), 0, 0, 2, None)
     fault = f"raise:{tmp_path / 'marker'}"
     with pytest.raises(ray_tasks.InjectedFault):
         ray_tasks.run_task(task, {}, fault)
@@ -119,12 +123,11 @@ def test_the_command_line_with_ray_writes_the_local_json_and_the_trained_policy_
     assert any(open(copy, "rb").read() == content for copy in copies)
 
 
-def test_replays_and_other_formats_are_not_asked_of_ray_tasks(capsys, tmp_path):
-    assert cli.main(["simple", "random", "--deals", "2", "--ray", "--replays", str(tmp_path)]) == 2
-    assert "replays cannot be saved from Ray tasks" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        cli.main(["simple", "random", "expert", "--players", "3", "--deals", "2", "--ray"])
-    assert "--ray runs two-player evaluations only" in capsys.readouterr().err
+def test_replays_are_not_asked_of_ray_tasks(capsys, tmp_path):
+    for players in ("2", "3"):
+        assert cli.main(["simple", "random", "expert", "--players", players, "--deals", "2", "--ray", "--replays",
+                         str(tmp_path)]) == 2
+        assert "replays cannot be saved from Ray tasks" in capsys.readouterr().err
 
 
 def test_train_rllib_checkpoints_resumes_and_logs(run_dir):

@@ -1,4 +1,4 @@
-"""The README and docs/ (issue 12): the README stays a two-minute read, its gym.make loop runs, every link lands,
+"""The README and docs/: the README stays a two-minute read, its gym.make loop runs, every link lands,
 and nothing points outside the repository."""
 
 from __future__ import annotations

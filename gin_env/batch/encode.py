@@ -35,24 +35,25 @@ _FULL_DECK = np.uint64((1 << N_CARDS) - 1)
 
 
 @njit(cache=True)
-def encode_rows(games, players, scores, target, ints, words, seats, out):
+def encode_rows(games, players, scores, target, numbers, card_masks, player_masks, out):
     """``out[i]``: the observation of ``players[i]`` in game ``games[i]``. ``scores``: (k, 2) match scores, own
     first (empty: all 0); ``target``: the match target (0: none, the score entries stay 0)."""
     slots, _ = scratch()
     for i in range(games.size):
         g = games[i]
         p = players[i]
-        hand = seats[HANDS, g, p]
-        top = card_bit(ints[PILE_TOP, g])
-        pile_rest = words[PILE_MASK, g] & ~top
-        known = seats[KNOWN, g, 1 - p]
-        phase = ints[PHASE, g]
+        hand = player_masks[HANDS, g, p]
+        top = card_bit(numbers[PILE_TOP, g])
+        pile_rest = card_masks[PILE_MASK, g] & ~top
+        known = player_masks[KNOWN, g, 1 - p]
+        phase = numbers[PHASE, g]
         # With 11 cards (the viewer to act in the discard phase): the least deadwood after an allowed discard.
-        discarding = phase == DISCARD and ints[CURRENT, g] == p and phase != OVER
-        deadwood = ints[BEST_DEADWOOD, g] if discarding else deadwood_of(hand, slots)
+        discarding = phase == DISCARD and numbers[CURRENT, g] == p and phase != OVER
+        deadwood = numbers[BEST_DEADWOOD, g] if discarding else deadwood_of(hand, slots)
         own = opp = 0.0
         if target and scores.shape[0]:
             own, opp = min(scores[i, 0] / target, 1.0), min(scores[i, 1] / target, 1.0)
-        write_encoding(out[i], hand, top, pile_rest, known, seats[DISCARDED, g, 1 - p], seats[DECLINED, g, 1 - p],
-                       _FULL_DECK & ~(hand | pile_rest | known | top), phase, ints[DEALER, g] == p,
-                       N_CARDS - ints[STOCK_TOP, g], ints[KNOCK_LIMIT, g], deadwood, own, opp)
+        write_encoding(out[i], hand, top, pile_rest, known, player_masks[DISCARDED, g, 1 - p],
+                       player_masks[DECLINED, g, 1 - p],
+                       _FULL_DECK & ~(hand | pile_rest | known | top), phase, numbers[DEALER, g] == p,
+                       N_CARDS - numbers[STOCK_TOP, g], numbers[KNOCK_LIMIT, g], deadwood, own, opp)

@@ -1,10 +1,10 @@
 """N hands of Gin Rummy in fixed-shape numpy arrays, stepped together (the batched twin of ``engine``).
 
 This module owns the batched engine's state and its Python face: ``HandBatch`` holds the arrays, and its deal,
-legal actions and step each run one compiled per-game loop of ``batch_kernels`` over the games concerned (a second
-implementation of the hand rules, R10-R39, R45-R47). Hands are 52-bit card masks in uint64 (bit ``c`` for card
-``c``). ``hand_state(i)`` rebuilds game ``i`` as an ``engine.HandState`` so the scalar engine's ``validate`` and a
-differential test can check this implementation against the other.
+legal actions and step each run one compiled per-game loop of ``kernels`` over the games concerned (R10-R39,
+R45-R47, by the same ``game.hand_rules`` functions as the scalar engine). Hands are 52-bit card masks in uint64
+(bit ``c`` for card ``c``). ``hand_state(i)`` rebuilds game ``i`` as an ``engine.HandState`` so the scalar
+engine's ``validate`` and a differential test can check this implementation against the other.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from gin_env.batch.kernels import (  # noqa: F401 - the outcome codes are part o
     TIE,
     UNDERCUT,
 )
-from gin_env.game import cards, engine, solver
+from gin_env.game import cards, engine, hand_rules, solver
 from gin_env.game.actions import N_ACTIONS
 from gin_env.game.engine import DISCARD, OVER
 from gin_env.game.rules import Rules, format_name
@@ -89,7 +89,8 @@ class HandBatch:
     ``best_cards`` (least deadwood after a discard the player may make, and the cards reaching it), ``knock_cards``
     and ``big_gin``; at the wall, ``wall_take``.
 
-    The fields are rows of a few grouped arrays (``ints``, ``flags``, ``words``, ``seats``; see ``batch_kernels``),
+    The fields are rows of a few grouped arrays (``numbers``, ``switches``, ``card_masks``, ``player_masks``; see
+    ``kernels``),
     which the compiled kernels take whole: write into the fields, never rebind them."""
 
     def __init__(self, rules: Rules, n: int):
@@ -102,11 +103,12 @@ class HandBatch:
         self.n = n
         #: Bumped by every deal and step, so views of an older moment can tell they are stale.
         self.version = 0
-        self.rule_params = kernels.rule_params(rules)
-        self.ints = np.zeros((kernels.N_INTS, n), dtype=np.int64)
-        self.flags = np.zeros((kernels.N_FLAGS, n), dtype=bool)
-        self.words = np.zeros((kernels.N_WORDS, n), dtype=np.uint64)
-        self.seats = np.zeros((kernels.N_SEATS, n, 2), dtype=np.uint64)
+        #: The ``Rules`` options as the kernels read them (``hand_rules.rule_values``).
+        self.rule_values = hand_rules.rule_values(rules)
+        self.numbers = np.zeros((kernels.N_NUMBERS, n), dtype=np.int64)
+        self.switches = np.zeros((kernels.N_SWITCHES, n), dtype=bool)
+        self.card_masks = np.zeros((kernels.N_CARD_MASKS, n), dtype=np.uint64)
+        self.player_masks = np.zeros((kernels.N_PLAYER_MASKS, n, 2), dtype=np.uint64)
         self.deck = np.zeros((n, cards.N_CARDS), dtype=np.int64)
         self.pile = np.zeros((n, cards.N_CARDS), dtype=np.int64)
         self._bind_fields()
@@ -119,16 +121,17 @@ class HandBatch:
         self.knocker[:] = NO_PLAYER
         self.knock_card[:] = NO_CARD
 
-    #: The named fields, each a row of one grouped array: (grouped array, row constant of ``batch_kernels``).
+    #: The named fields, each a row of one grouped array: (grouped array, row constant of ``kernels``).
     _FIELDS = {
-        **{name: ("ints", name.upper()) for name in (
+        **{name: ("numbers", name.upper()) for name in (
             "stock_top", "pile_len", "pile_top", "dealer", "current", "phase", "taken", "initial_upcard",
             "knock_limit", "turns", "kind", "winner", "points", "knocker", "knock_card", "knocker_deadwood",
             "defender_deadwood", "best_deadwood", "upcard_draws", "returns")},
-        "both_passed": ("flags", "BOTH_PASSED"), "must_knock": ("flags", "MUST_KNOCK"),
-        "big_gin": ("flags", "BIG_GIN_FLAG"), "wall_take": ("flags", "WALL_TAKE"), "capped": ("flags", "CAPPED"),
-        **{name: ("words", name.upper()) for name in ("pile_mask", "best_cards", "knock_cards")},
-        **{name: ("seats", name.upper()) for name in ("hands", "known", "discarded", "declined")},
+        "both_passed": ("switches", "BOTH_PASSED"), "must_knock": ("switches", "MUST_KNOCK"),
+        "big_gin": ("switches", "BIG_GIN_FLAG"), "wall_take": ("switches", "WALL_TAKE"),
+        "capped": ("switches", "CAPPED"),
+        **{name: ("card_masks", name.upper()) for name in ("pile_mask", "best_cards", "knock_cards")},
+        **{name: ("player_masks", name.upper()) for name in ("hands", "known", "discarded", "declined")},
     }
 
     def _bind_fields(self) -> None:
@@ -188,7 +191,7 @@ class HandBatch:
                 b.knock_card[i] = outcome.knock_card
                 b.knocker_deadwood[i] = outcome.knocker_deadwood
                 b.defender_deadwood[i] = outcome.defender_deadwood
-        kernels.solve_entered(b.rule_params, b.ints, b.flags, b.words, b.seats)
+        kernels.solve_entered(b.rule_values, b.numbers, b.switches, b.card_masks, b.player_masks)
         return b
 
     def take(self, games) -> HandBatch:
@@ -201,9 +204,10 @@ class HandBatch:
         if games.min() < 0 or games.max() >= self.n:
             raise ValueError(f"take: game indices must lie in 0..{self.n - 1}, got {games.min()}..{games.max()}")
         b = object.__new__(type(self))
-        b.rules, b.n, b.version, b.rule_params = self.rules, games.size, 0, self.rule_params
-        b.ints, b.flags, b.words = self.ints[:, games], self.flags[:, games], self.words[:, games]
-        b.seats, b.deck, b.pile = self.seats[:, games], self.deck[games], self.pile[games]
+        b.rules, b.n, b.version, b.rule_values = self.rules, games.size, 0, self.rule_values
+        b.numbers, b.switches = self.numbers[:, games], self.switches[:, games]
+        b.card_masks, b.player_masks = self.card_masks[:, games], self.player_masks[:, games]
+        b.deck, b.pile = self.deck[games], self.pile[games]
         b._bind_fields()
         return b
 
@@ -215,7 +219,8 @@ class HandBatch:
         """Deal new hands in ``games`` from ``decks`` ((k, 52) permutations, index 0 on top) (R10)."""
         self.version += 1
         kernels.deal(kernel_array(games, np.int64), kernel_array(decks), kernel_array(dealers, np.int64),
-                     self.rule_params, self.ints, self.flags, self.words, self.seats, self.deck, self.pile)
+                     self.rule_values, self.numbers, self.switches, self.card_masks, self.player_masks, self.deck,
+                     self.pile)
 
     def stock_size(self, games: np.ndarray | None = None) -> np.ndarray:
         top = self.stock_top if games is None else self.stock_top.take(games)
@@ -234,7 +239,8 @@ class HandBatch:
         set where action ``a`` is legal. Agents that look at a few actions read these rather than the masks."""
         games = np.arange(self.n) if games is None else kernel_array(games, np.int64)
         bits = np.empty((games.size, ACTION_WORDS), dtype="<u8")
-        kernels.legal_bits(games, self.rule_params, self.ints, self.flags, self.words, self.seats, bits)
+        kernels.legal_bits(games, self.rule_values, self.numbers, self.switches, self.card_masks, self.player_masks,
+                           bits)
         return bits
 
     def step(self, games: np.ndarray, chosen: np.ndarray, masks: np.ndarray | None = None,
@@ -251,8 +257,8 @@ class HandBatch:
         if legal_bits is None and masks is not None:
             legal_bits = masks_to_bits(masks)
         known = _NO_BITS if legal_bits is None else kernel_array(legal_bits, np.uint64)
-        bad = kernels.step(games, chosen, known, self.rule_params, self.ints, self.flags, self.words, self.seats,
-                           self.deck, self.pile)
+        bad = kernels.step(games, chosen, known, self.rule_values, self.numbers, self.switches, self.card_masks,
+                           self.player_masks, self.deck, self.pile)
         if bad >= 0:
             try:
                 engine.step(self.hand_state(int(games[bad])), int(chosen[bad]))

@@ -1,11 +1,13 @@
 """The batched engine's per-game loops, compiled with numba: deal, legal actions and step (R10-R39, R45-R47).
 
-This module owns the hand rules as ``HandBatch`` runs them: each kernel walks the games it is given one at a time,
-so a batch step costs one call whatever the mix of actions, instead of a few array passes per rule. State lives in
-``HandBatch``'s grouped arrays (``ints``, ``flags``, ``words`` rows by the field constants below, ``seats`` by
-player-mask field, then ``deck`` and ``pile``), which the kernels read and write in place. The discard-phase
-answers (least deadwood, best cards, knock cards, big gin) are solved when a player comes to hold 11 cards, and
-R38's wall check when a hand reaches the wall, and a knock's showdown with layoffs in the step that knocks.
+This module owns how ``HandBatch``'s arrays move through a hand: each kernel walks the games it is given one at a
+time, so a batch step costs one call whatever the mix of actions, instead of a few array passes per rule. The rules
+themselves are ``game.hand_rules``' functions, inlined here compiled; the ``Rules`` options they read arrive as
+``rule_values`` (a row per rule module). State lives in ``HandBatch``'s grouped arrays (``numbers``, ``switches``,
+``card_masks`` rows by the field constants below, ``player_masks`` by player-mask field, then ``deck`` and
+``pile``), which the kernels read and write in place. The discard-phase answers (least deadwood, best cards, knock
+cards, big gin) are solved when a player comes to hold 11 cards, and R38's wall check when a hand reaches the wall,
+and a knock's showdown with layoffs in the step that knocks.
 """
 
 from __future__ import annotations
@@ -17,49 +19,36 @@ from gin_env.batch.bits import card_bit
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
 from gin_env.game.cards import NO_CARD
 from gin_env.game.engine import DEALT, DISCARD, DRAW, OFFER, OVER, PHASE_NAMES, WALL
-from gin_env.game.solver.kernels import N_CARDS, SUIT_BITS, deadwood_of, discard_phase_of, scratch, showdown_of
-from gin_env.game.taken_card import kept_card_compiled as kept_card
+from gin_env.game.hand_rules import KNOCK_ROW, TURN_ROW, knock, turn
+from gin_env.game.hand_rules.knock import (  # noqa: F401 - the outcome codes are part of this module's interface
+    BIG_GIN_KIND,
+    DEAD,
+    GIN,
+    KIND_NAMES,
+    KNOCK,
+    NO_PLAYER,
+    TIE,
+    UNDERCUT,
+)
+from gin_env.game.hand_rules.taken_card import kept_card
+from gin_env.game.solver.kernels import N_CARDS, deadwood_of, discard_phase_of, scratch, showdown_of
 
-#: Outcome codes of ``HandBatch.kind``; -1 while a hand is live.
-KIND_NAMES = ("knock", "undercut", "gin", "big_gin", "tie", "dead")
-KNOCK, UNDERCUT, GIN, BIG_GIN_KIND, TIE, DEAD = range(len(KIND_NAMES))
+#: ``HandBatch.kind`` while a hand is live.
 LIVE = -1
-NO_PLAYER = -1
 
-#: Rows of ``HandBatch.ints`` (int64 per game).
+#: Rows of ``HandBatch.numbers`` (int64 per game: card ids, counts, players, the phase and the outcome).
 (STOCK_TOP, PILE_LEN, PILE_TOP, DEALER, CURRENT, PHASE, TAKEN, INITIAL_UPCARD, KNOCK_LIMIT, TURNS, KIND, WINNER,
  POINTS, KNOCKER, KNOCK_CARD, KNOCKER_DEADWOOD, DEFENDER_DEADWOOD, BEST_DEADWOOD, UPCARD_DRAWS, RETURNS) = range(20)
-N_INTS = 20
-#: Rows of ``HandBatch.flags`` (bool per game).
+N_NUMBERS = 20
+#: Rows of ``HandBatch.switches`` (bool per game).
 BOTH_PASSED, MUST_KNOCK, BIG_GIN_FLAG, WALL_TAKE, CAPPED = range(5)
-N_FLAGS = 5
-#: Rows of ``HandBatch.words`` (uint64 card mask per game).
+N_SWITCHES = 5
+#: Rows of ``HandBatch.card_masks`` (uint64 card mask per game).
 PILE_MASK, BEST_CARDS, KNOCK_CARDS = range(3)
-N_WORDS = 3
-#: Rows of ``HandBatch.seats`` ((n, 2) uint64 card masks, by game and player).
+N_CARD_MASKS = 3
+#: Rows of ``HandBatch.player_masks`` ((n, 2) uint64 card masks, by game and player).
 HANDS, KNOWN, DISCARDED, DECLINED = range(4)
-N_SEATS = 4
-
-#: Entries of the rules vector ``HandBatch.rule_params`` (int64), from ``rule_params``.
-(R_WALL, R_MAX_TURNS, R_WALL_UPCARD_KNOCK, R_DISCARD_TAKEN, R_BIG_GIN_ON, R_BIG_GIN_BONUS, R_SPADES_DOUBLE,
- R_OKLAHOMA, R_ACE_LIMIT, R_KNOCK_LIMIT, R_ELEVEN, R_LAYOFFS, R_GIN_BONUS, R_UNDERCUT_BONUS,
- R_UNDERCUT_ON_TIE, R_MAX_UPCARD_DRAWS, R_REPEAT_DISCARD_ENDS) = range(17)
-#: ``R_MAX_TURNS`` or ``R_MAX_UPCARD_DRAWS`` when there is no such cap.
-NO_CAP = -1
-
-
-def rule_params(rules) -> np.ndarray:
-    """The ``Rules`` fields the kernels read, as one int64 vector indexed by the ``R_`` constants."""
-    values = {R_WALL: rules.wall, R_MAX_TURNS: NO_CAP if rules.max_turns is None else rules.max_turns,
-              R_WALL_UPCARD_KNOCK: rules.wall_upcard_knock, R_DISCARD_TAKEN: rules.discard_taken_card,
-              R_BIG_GIN_ON: rules.big_gin_bonus is not None, R_BIG_GIN_BONUS: rules.big_gin_bonus or 0,
-              R_SPADES_DOUBLE: rules.oklahoma and rules.oklahoma_spade_double, R_OKLAHOMA: rules.oklahoma,
-              R_ACE_LIMIT: 0 if rules.oklahoma_ace == "gin_only" else 1, R_KNOCK_LIMIT: rules.knock_limit,
-              R_ELEVEN: rules.deal_mode == "eleven", R_LAYOFFS: rules.layoffs, R_GIN_BONUS: rules.gin_bonus,
-              R_UNDERCUT_BONUS: rules.undercut_bonus, R_UNDERCUT_ON_TIE: rules.undercut_on_tie,
-              R_MAX_UPCARD_DRAWS: NO_CAP if rules.max_upcard_draws is None else rules.max_upcard_draws,
-              R_REPEAT_DISCARD_ENDS: rules.repeat_discard_ends}
-    return np.array([int(values[key]) for key in range(len(values))], dtype=np.int64)
+N_PLAYER_MASKS = 4
 
 
 def _no_card_bits() -> np.ndarray:
@@ -89,55 +78,54 @@ assert ACTION_WORDS == 2 and KNOCK_BASE < 64 < KNOCK_BASE + N_CARDS
 # ---------------------------------------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def _discard_answers(hand, kept, limit, big_gin_on, slots, per_card):
+def _discard_answers(hand, kept, limit, knock_values, slots, per_card):
     """For a player holding the 11 cards of ``hand``: the least deadwood over the cards that may leave the hand
-    and those cards (R16: ``kept`` stays), the knock cards (R20) and big gin (R24, where ``big_gin_on``).
+    and those cards (R16: ``kept`` stays), the knock cards (R20) and big gin (R24).
     Helpers here take and return scalars: numba compiles a per-game helper that takes the state arrays several
     times slower."""
     best, best_cards, knock_cards, melded = discard_phase_of(hand, kept, limit, slots, per_card)
-    return best, best_cards, knock_cards, melded and big_gin_on
+    return best, best_cards, knock_cards, knock.big_gin_legal(knock_values, melded)
 
 
 @njit(cache=True, inline="always")
-def _wall_take(hand, top, discard_taken, limit, big_gin_on, slots, per_card):
-    """R38: taking the top discard at the wall is legal only if it allows a knock or big gin at once."""
-    _, _, knock_cards, big_gin = _discard_answers(hand | card_bit(top), kept_card(discard_taken, top), limit,
-                                                  big_gin_on, slots, per_card)
-    return knock_cards != 0 or big_gin
+def _wall_take(hand, top, limit, rule_values, slots, per_card):
+    """R38: whether the player at the wall may take the top discard ``top``."""
+    kept = kept_card(rule_values[TURN_ROW, turn.DISCARD_TAKEN], top)
+    _, _, knock_cards, big_gin = _discard_answers(hand | card_bit(top), kept, limit, rule_values[KNOCK_ROW], slots,
+                                                  per_card)
+    return turn.wall_take_allowed(knock_cards, big_gin)
+
+
+@njit(cache=True, inline="always")
+def _solve_discard_phase(g, rule_values, numbers, switches, card_masks, player_masks, slots, per_card):
+    """Fill game ``g``'s discard-phase answers for the player to act, who holds 11 cards."""
+    kept = kept_card(rule_values[TURN_ROW, turn.DISCARD_TAKEN], numbers[TAKEN, g])
+    (numbers[BEST_DEADWOOD, g], card_masks[BEST_CARDS, g], card_masks[KNOCK_CARDS, g],
+     switches[BIG_GIN_FLAG, g]) = _discard_answers(player_masks[HANDS, g, numbers[CURRENT, g]], kept,
+                                                   numbers[KNOCK_LIMIT, g], rule_values[KNOCK_ROW], slots, per_card)
 
 
 @njit(cache=True)
-def solve_entered(rp, ints, flags, words, seats):
+def solve_entered(rule_values, numbers, switches, card_masks, player_masks):
     """Fill the discard-phase answers of every game in the discard phase and the wall check of every game at the
     wall (a batch built from states that arrive there)."""
     slots, per_card = scratch()
-    discard_taken, big_gin_on = rp[R_DISCARD_TAKEN] != 0, rp[R_BIG_GIN_ON] != 0
-    for g in range(ints.shape[1]):
-        hand = seats[HANDS, g, ints[CURRENT, g]]
-        if ints[PHASE, g] == DISCARD:
-            (ints[BEST_DEADWOOD, g], words[BEST_CARDS, g], words[KNOCK_CARDS, g],
-             flags[BIG_GIN_FLAG, g]) = _discard_answers(hand, kept_card(discard_taken, ints[TAKEN, g]),
-                                                        ints[KNOCK_LIMIT, g], big_gin_on, slots, per_card)
-        elif ints[PHASE, g] == WALL:
-            flags[WALL_TAKE, g] = _wall_take(hand, ints[PILE_TOP, g], discard_taken, ints[KNOCK_LIMIT, g],
-                                             big_gin_on, slots, per_card)
+    for g in range(numbers.shape[1]):
+        if numbers[PHASE, g] == DISCARD:
+            _solve_discard_phase(g, rule_values, numbers, switches, card_masks, player_masks, slots, per_card)
+        elif numbers[PHASE, g] == WALL:
+            switches[WALL_TAKE, g] = _wall_take(player_masks[HANDS, g, numbers[CURRENT, g]], numbers[PILE_TOP, g],
+                                                numbers[KNOCK_LIMIT, g], rule_values, slots, per_card)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Deal
 # ---------------------------------------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always")
-def _hand_knock_limit(oklahoma, knock_limit, ace_limit, upcard):
-    """R46: the knock limit of a hand, under Oklahoma from its upcard."""
-    rank = upcard % SUIT_BITS
-    return min(knock_limit, ace_limit if rank == 0 else min(rank + 1, 10)) if oklahoma else knock_limit
-
-
 @njit(cache=True)
-def deal(games, decks, dealers, rp, ints, flags, words, seats, deck, pile):
+def deal(games, decks, dealers, rule_values, numbers, switches, card_masks, player_masks, deck, pile):
     """Deal new hands in ``games`` from ``decks`` ((k, 52) permutations, index 0 on top) (R10)."""
-    eleven = rp[R_ELEVEN] != 0
+    eleven = rule_values[TURN_ROW, turn.ELEVEN_DEAL] != 0
     slots, per_card = scratch()
     for i in range(games.size):
         g = games[i]
@@ -145,48 +133,42 @@ def deal(games, decks, dealers, rp, ints, flags, words, seats, deck, pile):
         for c in range(N_CARDS):
             deck[g, c] = decks[i, c]
         for p in range(2):
-            for field in range(N_SEATS):
-                seats[field, g, p] = 0
+            for field in range(N_PLAYER_MASKS):
+                player_masks[field, g, p] = 0
         for j in range(DEALT):
             # The non-dealer gets the first card and every other one after it.
-            seats[HANDS, g, dealer ^ 1 ^ (j & 1)] |= card_bit(deck[g, j])
+            player_masks[HANDS, g, dealer ^ 1 ^ (j & 1)] |= card_bit(deck[g, j])
         upcard = deck[g, DEALT]
-        ints[STOCK_TOP, g] = DEALT + 1
+        numbers[STOCK_TOP, g] = DEALT + 1
         pile[g, 0] = upcard
-        ints[DEALER, g] = dealer
-        ints[CURRENT, g] = 1 - dealer
-        ints[TAKEN, g] = NO_CARD
-        ints[TURNS, g] = 0
-        ints[UPCARD_DRAWS, g] = 0
-        ints[RETURNS, g] = 0
-        ints[KIND, g] = LIVE
-        ints[WINNER, g] = NO_PLAYER
-        ints[POINTS, g] = 0
-        ints[KNOCKER, g] = NO_PLAYER
-        ints[KNOCK_CARD, g] = NO_CARD
-        ints[KNOCKER_DEADWOOD, g] = 0
-        ints[DEFENDER_DEADWOOD, g] = 0
-        flags[BOTH_PASSED, g] = False
-        flags[MUST_KNOCK, g] = False
-        flags[CAPPED, g] = False
+        numbers[DEALER, g] = dealer
+        numbers[CURRENT, g] = 1 - dealer
+        numbers[TAKEN, g] = NO_CARD
+        for row in (TURNS, UPCARD_DRAWS, RETURNS, POINTS, KNOCKER_DEADWOOD, DEFENDER_DEADWOOD):
+            numbers[row, g] = 0
+        numbers[KIND, g] = LIVE
+        numbers[WINNER, g] = NO_PLAYER
+        numbers[KNOCKER, g] = NO_PLAYER
+        numbers[KNOCK_CARD, g] = NO_CARD
+        switches[BOTH_PASSED, g] = False
+        switches[MUST_KNOCK, g] = False
+        switches[CAPPED, g] = False
         if eleven:
-            seats[HANDS, g, 1 - dealer] |= card_bit(upcard)
-            ints[PILE_LEN, g] = 0
-            ints[PILE_TOP, g] = NO_CARD
-            words[PILE_MASK, g] = 0
-            ints[PHASE, g] = DISCARD
-            ints[INITIAL_UPCARD, g] = NO_CARD
-            ints[KNOCK_LIMIT, g] = rp[R_KNOCK_LIMIT]
-            (ints[BEST_DEADWOOD, g], words[BEST_CARDS, g], words[KNOCK_CARDS, g],
-             flags[BIG_GIN_FLAG, g]) = _discard_answers(seats[HANDS, g, 1 - dealer], NO_CARD, ints[KNOCK_LIMIT, g],
-                                                        rp[R_BIG_GIN_ON] != 0, slots, per_card)
+            player_masks[HANDS, g, 1 - dealer] |= card_bit(upcard)
+            numbers[PILE_LEN, g] = 0
+            numbers[PILE_TOP, g] = NO_CARD
+            card_masks[PILE_MASK, g] = 0
+            numbers[PHASE, g] = DISCARD
+            numbers[INITIAL_UPCARD, g] = NO_CARD
         else:
-            ints[PILE_LEN, g] = 1
-            ints[PILE_TOP, g] = upcard
-            words[PILE_MASK, g] = card_bit(upcard)
-            ints[PHASE, g] = OFFER
-            ints[INITIAL_UPCARD, g] = upcard
-            ints[KNOCK_LIMIT, g] = _hand_knock_limit(rp[R_OKLAHOMA] != 0, rp[R_KNOCK_LIMIT], rp[R_ACE_LIMIT], upcard)
+            numbers[PILE_LEN, g] = 1
+            numbers[PILE_TOP, g] = upcard
+            card_masks[PILE_MASK, g] = card_bit(upcard)
+            numbers[PHASE, g] = OFFER
+            numbers[INITIAL_UPCARD, g] = upcard
+        numbers[KNOCK_LIMIT, g] = knock.hand_knock_limit(rule_values[KNOCK_ROW], numbers[INITIAL_UPCARD, g])
+        if eleven:
+            _solve_discard_phase(g, rule_values, numbers, switches, card_masks, player_masks, slots, per_card)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -207,162 +189,175 @@ def _legal_words(phase, stock_ok, pile_ok, wall_take, big_gin, must_knock, hand,
 
 
 @njit(cache=True)
-def legal_bits(games, rp, ints, flags, words, seats, out):
+def legal_bits(games, rule_values, numbers, switches, card_masks, player_masks, out):
     """``out`` ((k, 2) uint64): the legal-action bit strings of ``games``, least significant word first."""
-    stock_end, discard_taken = N_CARDS - rp[R_WALL], rp[R_DISCARD_TAKEN] != 0
+    turn_values = rule_values[TURN_ROW]
     for i in range(games.size):
         g = games[i]
         out[i, 0], out[i, 1] = _legal_words(
-            ints[PHASE, g], ints[STOCK_TOP, g] < stock_end, ints[PILE_LEN, g] > 0 and not flags[BOTH_PASSED, g],
-            flags[WALL_TAKE, g], flags[BIG_GIN_FLAG, g], flags[MUST_KNOCK, g], seats[HANDS, g, ints[CURRENT, g]],
-            kept_card(discard_taken, ints[TAKEN, g]), words[KNOCK_CARDS, g])
+            numbers[PHASE, g], turn.can_draw_stock(turn_values, N_CARDS - numbers[STOCK_TOP, g]),
+            numbers[PILE_LEN, g] > 0 and not switches[BOTH_PASSED, g], switches[WALL_TAKE, g],
+            switches[BIG_GIN_FLAG, g], switches[MUST_KNOCK, g], player_masks[HANDS, g, numbers[CURRENT, g]],
+            kept_card(turn_values[turn.DISCARD_TAKEN], numbers[TAKEN, g]), card_masks[KNOCK_CARDS, g])
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Step
 # ---------------------------------------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always")
-def _multiplier(spades_double, initial_upcard):
-    """R47: 2 where Oklahoma spade doubling applies to the hand."""
-    return 2 if spades_double and initial_upcard >= 0 and initial_upcard // SUIT_BITS == 0 else 1
-
-
-@njit(cache=True, inline="always")
-def _knock_outcome(k, f, knocker, gin_bonus, undercut_bonus, undercut_on_tie):
-    """R29-R32: (kind, winner, points before R47) of a knock with knocker deadwood ``k`` and defender deadwood
-    ``f`` after layoffs."""
-    if k == 0:
-        return GIN, knocker, f + gin_bonus
-    if f > k:
-        return KNOCK, knocker, f - k
-    if f == k and not undercut_on_tie:
-        return TIE, NO_PLAYER, 0
-    return UNDERCUT, 1 - knocker, k - f + undercut_bonus
-
-
 @njit(cache=True)
-def _finish(g, kind, winner, points, knock_card, knocker_deadwood, defender_deadwood, ints, flags):
+def _finish(g, kind, winner, points, knock_card, knocker_deadwood, defender_deadwood, numbers, switches):
     """Record game ``g``'s outcome (rare: once per hand, so this one may take the arrays)."""
-    ints[KNOCKER, g] = ints[CURRENT, g]
-    ints[PHASE, g] = OVER
-    ints[TAKEN, g] = NO_CARD
-    flags[MUST_KNOCK, g] = False
-    ints[KIND, g] = kind
-    ints[WINNER, g] = winner
-    ints[POINTS, g] = points
-    ints[KNOCK_CARD, g] = knock_card
-    ints[KNOCKER_DEADWOOD, g] = knocker_deadwood
-    ints[DEFENDER_DEADWOOD, g] = defender_deadwood
+    numbers[KNOCKER, g] = numbers[CURRENT, g]
+    numbers[PHASE, g] = OVER
+    numbers[TAKEN, g] = NO_CARD
+    switches[MUST_KNOCK, g] = False
+    numbers[KIND, g] = kind
+    numbers[WINNER, g] = winner
+    numbers[POINTS, g] = points
+    numbers[KNOCK_CARD, g] = knock_card
+    numbers[KNOCKER_DEADWOOD, g] = knocker_deadwood
+    numbers[DEFENDER_DEADWOOD, g] = defender_deadwood
 
 
-@njit(cache=True)
-def step(games, chosen, known_legal, rp, ints, flags, words, seats, deck, pile):
-    """Apply ``chosen[i]`` in game ``games[i]`` for every i. If any action is illegal nothing changes and the
-    index of the first such is returned (R18); otherwise -1. ``known_legal``: the games' legal-action words when
-    the caller has them, else no rows (they are worked out here)."""
+@njit(cache=True, inline="always")
+def _end_dead(g, capped, numbers, switches):
+    """Game ``g``'s hand ends dead (R37, R38, R60, R61), ``capped`` when by the turn cap (R19)."""
+    numbers[PHASE, g] = OVER
+    numbers[KIND, g] = DEAD
+    switches[MUST_KNOCK, g] = False
+    switches[CAPPED, g] = capped
+
+
+@njit(cache=True, inline="always")
+def _first_illegal(games, chosen, known_legal, rule_values, numbers, switches, card_masks, player_masks):
+    """The index of the first of ``chosen`` that is illegal in its game, or -1 (``known_legal``: the games'
+    legal-action words, or no rows to work them out here)."""
     legal = known_legal
     if legal.shape[0] != games.size:
         legal = np.empty((games.size, ACTION_WORDS), dtype=np.uint64)
-        legal_bits(games, rp, ints, flags, words, seats, legal)
+        legal_bits(games, rule_values, numbers, switches, card_masks, player_masks, legal)
     for i in range(games.size):
         a = chosen[i]
         if a < 0 or a >= N_ACTIONS or not (legal[i, a // 64] >> np.uint64(a % 64)) & np.uint64(1):
             return i
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _pass(g, player, rule_values, numbers, switches, player_masks):
+    """PASS: decline the upcard in the offer (R13, R14), or let the hand die at the wall (R38)."""
+    if numbers[PHASE, g] != OFFER:
+        _end_dead(g, False, numbers, switches)
+        return
+    player_masks[DECLINED, g, player] |= card_bit(numbers[PILE_TOP, g])
+    numbers[CURRENT, g] = 1 - player
+    if player == numbers[DEALER, g]:
+        numbers[PHASE, g] = DRAW
+        switches[BOTH_PASSED, g] = True
+
+
+@njit(cache=True, inline="always")
+def _take(g, a, player, rule_values, numbers, switches, card_masks, player_masks, deck, pile, slots, per_card):
+    """TAKE_DISCARD or DRAW_STOCK (R13, R15, R38, R60): the player comes to hold 11 cards, unless the take would
+    reach the cap of upcard draws and ends the hand instead."""
+    phase = numbers[PHASE, g]
+    top = numbers[PILE_TOP, g]
+    if a == TAKE_DISCARD:
+        if phase == DRAW:
+            numbers[UPCARD_DRAWS, g] += 1  # R60 counts the draw-phase takes
+            if turn.upcard_take_ends(rule_values[TURN_ROW], numbers[UPCARD_DRAWS, g]):
+                _end_dead(g, False, numbers, switches)
+                return
+        bit = card_bit(top)
+        player_masks[KNOWN, g, player] |= bit
+        length = numbers[PILE_LEN, g] - 1
+        numbers[PILE_LEN, g] = length
+        numbers[PILE_TOP, g] = pile[g, length - 1] if length > 0 else NO_CARD
+        card_masks[PILE_MASK, g] ^= bit
+        numbers[TAKEN, g] = top
+        switches[MUST_KNOCK, g] = phase == WALL
+    else:
+        player_masks[DECLINED, g, player] |= card_bit(top)
+        bit = card_bit(deck[g, numbers[STOCK_TOP, g]])
+        numbers[STOCK_TOP, g] += 1
+        numbers[TAKEN, g] = NO_CARD
+        switches[BOTH_PASSED, g] = False
+    player_masks[HANDS, g, player] |= bit
+    numbers[PHASE, g] = DISCARD
+    _solve_discard_phase(g, rule_values, numbers, switches, card_masks, player_masks, slots, per_card)
+
+
+@njit(cache=True, inline="always")
+def _knock(g, card, player, rule_values, numbers, switches, player_masks, slots, inner):
+    """A knock with ``card`` (R20-R23, R26-R35: lay down and score), or with NO_CARD a big gin (R24, R29, R33: the
+    defender's plain deadwood plus the bonus)."""
+    knock_values = rule_values[KNOCK_ROW]
+    upcard = numbers[INITIAL_UPCARD, g]
+    defender = player_masks[HANDS, g, 1 - player]
+    if card == NO_CARD:
+        f = deadwood_of(defender, slots)
+        _finish(g, BIG_GIN_KIND, player, knock.big_gin_points(knock_values, f, upcard), NO_CARD, 0, f, numbers,
+                switches)
+        return
+    k, f = showdown_of(player_masks[HANDS, g, player], defender, knock_values[knock.LAYOFFS] != 0, slots, inner)
+    kind, winner, points = knock.knock_outcome(knock_values, k, f, player, upcard)
+    _finish(g, kind, winner, points, card, k, f, numbers, switches)
+
+
+@njit(cache=True, inline="always")
+def _after_discard(g, card, player, rule_values, numbers, switches, player_masks, slots, per_card):
+    """The turn passes after discarding ``card``; the hand may die here (R19, R37, R61) or reach the wall (R38)."""
+    returns = turn.returns_after(numbers[RETURNS, g], card, numbers[TAKEN, g])
+    numbers[RETURNS, g] = returns
+    player_masks[DISCARDED, g, player] |= card_bit(card)
+    numbers[CURRENT, g] = 1 - player
+    numbers[TAKEN, g] = NO_CARD
+    numbers[TURNS, g] += 1
+    after = turn.after_discard(rule_values[TURN_ROW], numbers[TURNS, g], returns, N_CARDS - numbers[STOCK_TOP, g])
+    if after == turn.NEXT_TURN:
+        numbers[PHASE, g] = DRAW
+    elif after == turn.WALL_OFFER:
+        numbers[PHASE, g] = WALL
+        switches[WALL_TAKE, g] = _wall_take(player_masks[HANDS, g, 1 - player], card, numbers[KNOCK_LIMIT, g],
+                                            rule_values, slots, per_card)
+    else:
+        _end_dead(g, after == turn.CAPPED, numbers, switches)
+
+
+@njit(cache=True)
+def step(games, chosen, known_legal, rule_values, numbers, switches, card_masks, player_masks, deck, pile):
+    """Apply ``chosen[i]`` in game ``games[i]`` for every i. If any action is illegal nothing changes and the
+    index of the first such is returned (R18); otherwise -1. ``known_legal``: the games' legal-action words when
+    the caller has them, else no rows (they are worked out here)."""
+    bad = _first_illegal(games, chosen, known_legal, rule_values, numbers, switches, card_masks, player_masks)
+    if bad >= 0:
+        return bad
     slots, per_card = scratch()
     inner, _ = scratch()
-    discard_taken, big_gin_on = rp[R_DISCARD_TAKEN] != 0, rp[R_BIG_GIN_ON] != 0
-    max_turns, wall, wall_knock = rp[R_MAX_TURNS], rp[R_WALL], rp[R_WALL_UPCARD_KNOCK] != 0
-    max_upcard_draws, repeat_ends = rp[R_MAX_UPCARD_DRAWS], rp[R_REPEAT_DISCARD_ENDS] != 0
     for i in range(games.size):
         g = games[i]
         a = chosen[i]
-        player = ints[CURRENT, g]
-        top = ints[PILE_TOP, g]
-        phase = ints[PHASE, g]
-        if a == PASS and phase == OFFER:  # R13, R14
-            seats[DECLINED, g, player] |= card_bit(top)
-            ints[CURRENT, g] = 1 - player
-            if player == ints[DEALER, g]:
-                ints[PHASE, g] = DRAW
-                flags[BOTH_PASSED, g] = True
-        elif a == PASS:  # R38: no knock at the wall; the hand is dead
-            ints[PHASE, g] = OVER
-            ints[KIND, g] = DEAD
-            flags[MUST_KNOCK, g] = False
-        elif a == TAKE_DISCARD and phase == DRAW and max_upcard_draws != NO_CAP and \
-                ints[UPCARD_DRAWS, g] + 1 >= max_upcard_draws:  # R60: the take that would reach the cap ends the hand
-            ints[UPCARD_DRAWS, g] += 1
-            ints[PHASE, g] = OVER
-            ints[KIND, g] = DEAD
-            flags[MUST_KNOCK, g] = False
-        elif a == TAKE_DISCARD or a == DRAW_STOCK:  # R13, R15, R38
-            if a == TAKE_DISCARD:
-                if phase == DRAW:
-                    ints[UPCARD_DRAWS, g] += 1  # R60 counts the draw-phase takes
-                bit = card_bit(top)
-                seats[KNOWN, g, player] |= bit
-                length = ints[PILE_LEN, g] - 1
-                ints[PILE_LEN, g] = length
-                ints[PILE_TOP, g] = pile[g, length - 1] if length > 0 else NO_CARD
-                words[PILE_MASK, g] ^= bit
-                ints[TAKEN, g] = top
-                flags[MUST_KNOCK, g] = phase == WALL
-            else:
-                seats[DECLINED, g, player] |= card_bit(top)
-                bit = card_bit(deck[g, ints[STOCK_TOP, g]])
-                ints[STOCK_TOP, g] += 1
-                ints[TAKEN, g] = NO_CARD
-                flags[BOTH_PASSED, g] = False
-            hand = seats[HANDS, g, player] | bit
-            seats[HANDS, g, player] = hand
-            ints[PHASE, g] = DISCARD
-            (ints[BEST_DEADWOOD, g], words[BEST_CARDS, g], words[KNOCK_CARDS, g],
-             flags[BIG_GIN_FLAG, g]) = _discard_answers(hand, kept_card(discard_taken, ints[TAKEN, g]),
-                                                        ints[KNOCK_LIMIT, g], big_gin_on, slots, per_card)
-        elif a == BIG_GIN:  # R24, R29, R33: the defender's plain deadwood plus the bonus
-            f = deadwood_of(seats[HANDS, g, 1 - player], slots)
-            points = (f + rp[R_BIG_GIN_BONUS]) * _multiplier(rp[R_SPADES_DOUBLE] != 0, ints[INITIAL_UPCARD, g])
-            _finish(g, BIG_GIN_KIND, player, points, NO_CARD, 0, f, ints, flags)
-        else:  # a discard (R16), or a knock (R20-R23, R26-R35: lay down and score)
-            knock = a >= KNOCK_BASE
-            card = a - KNOCK_BASE if knock else a - DISCARD_BASE
+        player = numbers[CURRENT, g]
+        if a == PASS:
+            _pass(g, player, rule_values, numbers, switches, player_masks)
+        elif a == TAKE_DISCARD or a == DRAW_STOCK:
+            _take(g, a, player, rule_values, numbers, switches, card_masks, player_masks, deck, pile, slots,
+                  per_card)
+        elif a == BIG_GIN:
+            _knock(g, NO_CARD, player, rule_values, numbers, switches, player_masks, slots, inner)
+        else:  # a discard (R16), or a knock: the card goes face up (face down for a knock, R21) on the pile
+            card = a - KNOCK_BASE if a >= KNOCK_BASE else a - DISCARD_BASE
             bit = card_bit(card)
-            seats[HANDS, g, player] ^= bit
-            seats[KNOWN, g, player] &= ~bit
-            length = ints[PILE_LEN, g]
+            player_masks[HANDS, g, player] ^= bit
+            player_masks[KNOWN, g, player] &= ~bit
+            length = numbers[PILE_LEN, g]
             pile[g, length] = card
-            ints[PILE_LEN, g] = length + 1
-            ints[PILE_TOP, g] = card
-            words[PILE_MASK, g] |= bit
-            if knock:
-                k, f = showdown_of(seats[HANDS, g, player], seats[HANDS, g, 1 - player], rp[R_LAYOFFS] != 0, slots,
-                                   inner)
-                kind, winner, points = _knock_outcome(k, f, player, rp[R_GIN_BONUS], rp[R_UNDERCUT_BONUS],
-                                                      rp[R_UNDERCUT_ON_TIE] != 0)
-                points *= _multiplier(rp[R_SPADES_DOUBLE] != 0, ints[INITIAL_UPCARD, g])
-                _finish(g, kind, winner, points, card, k, f, ints, flags)
-                continue
-            # The hand may die here (R19, R37, R61) or reach the wall (R38). R61: a return puts back the card just
-            # taken from the pile; any other discard breaks the run of returns.
-            returns = ints[RETURNS, g] + 1 if card == ints[TAKEN, g] else 0
-            ints[RETURNS, g] = returns
-            seats[DISCARDED, g, player] |= bit
-            ints[CURRENT, g] = 1 - player
-            ints[TAKEN, g] = NO_CARD
-            turns = ints[TURNS, g] + 1
-            ints[TURNS, g] = turns
-            capped = max_turns != NO_CAP and turns >= max_turns
-            # The turn cap (R19) and the second return in a row (R61) end the hand before the wall (R38).
-            ended = capped or (repeat_ends and returns >= 2)
-            ints[PHASE, g] = DRAW
-            if not ended and N_CARDS - ints[STOCK_TOP, g] <= wall and wall_knock:
-                ints[PHASE, g] = WALL
-                flags[WALL_TAKE, g] = _wall_take(seats[HANDS, g, 1 - player], card, discard_taken,
-                                                 ints[KNOCK_LIMIT, g], big_gin_on, slots, per_card)
-            elif ended or N_CARDS - ints[STOCK_TOP, g] <= wall:
-                ints[PHASE, g] = OVER
-                ints[KIND, g] = DEAD
-                flags[MUST_KNOCK, g] = False
-                flags[CAPPED, g] = capped
+            numbers[PILE_LEN, g] = length + 1
+            numbers[PILE_TOP, g] = card
+            card_masks[PILE_MASK, g] |= bit
+            if a >= KNOCK_BASE:
+                _knock(g, card, player, rule_values, numbers, switches, player_masks, slots, inner)
+            else:
+                _after_discard(g, card, player, rule_values, numbers, switches, player_masks, slots, per_card)
     return -1

@@ -189,5 +189,5 @@ def encode_batch(v: BatchView, out: np.ndarray | None = None) -> np.ndarray:
     if out is None:
         out = np.empty((k, OBS_SIZE), dtype=np.float32)
     scores = v.scores if v._scores is not None else _NO_SCORES
-    encode_rows(v._games, v.player, scores, v.rules.target or 0, b.ints, b.words, b.seats, out)
+    encode_rows(v._games, v.player, scores, v.rules.target or 0, b.numbers, b.card_masks, b.player_masks, out)
     return out

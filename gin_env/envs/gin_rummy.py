@@ -1,51 +1,72 @@
-"""``GinRummy-v0``: one learner against an opponent that plays inside ``step``, as a Gymnasium env.
+"""``GinRummy-v0``: one learner against agents that play inside ``step``, as a Gymnasium env, in every format.
 
-This module adapts ``table.Table`` to Gymnasium's single-agent API: which seat the learner holds, running the
-opponent until the learner has a decision, illegal actions, truncation and replays. The episode kinds, rewards,
-bonuses, infos, argument checks and text are ``table``'s; the rules ``engine``'s and ``match``'s; what the learner
-sees ``observation``'s.
-"""
+This module adapts any table (``gin_env.table.protocol.GameTable``) to Gymnasium's single-agent API: the learner's
+agent, the others played until its decision, illegal actions, truncation, rendering, replays. What differs by format
+is the table's (seats, turns, views, rewards, infos, text, capabilities); the role arguments are ``roles``'."""
 
 from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
 
-from gin_env import agents
-from gin_env.game import actions, engine
+from gin_env.envs import roles
+from gin_env.game import engine
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_HIGH, OBS_LOW, PlayerView, encode
+from gin_env.game.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, PlayerView, encode
 from gin_env.game.rules import Rules
-from gin_env.table.two_players import (
+from gin_env.table.checks import (
     ILLEGAL_ACTION_REWARD,
     MAX_REDEALS,
-    AtTable,
-    Table,
     action_id,
     agent_action,
     check_env_args,
     check_render_mode,
     check_reward_scale,
+    illegal_action_message,
     is_legal,
+    legal_text,
     no_decision_error,
-    outcome_info,
     resolve_rules,
-    seat_or_none,
+    seat_among,
 )
+from gin_env.table.formats import make_table, resolve_format
+from gin_env.table.protocol import AtTable, not_offered
 
-#: How the learner's side and the other are named in infos and text.
+#: How the learner's side and the other are named in infos.
 SIDES = ("learner", "opponent")
 
 
 class GinRummyEnv(AtTable, gym.Env):
-    """Two-player Gin Rummy (docs/rules.md) from one player's seat; the opponent plays inside ``step``.
+    """Gin Rummy (docs/rules.md) from one player's seat; every other player is an agent that plays inside ``step``.
 
     ## Description
 
-    The learner and a built-in opponent play Gin Rummy under configurable rules (``rules=``, presets of docs/rules.md
+    The learner and built-in agents play Gin Rummy under configurable rules (``rules=``, presets of docs/rules.md
     section 10). Each turn the learner takes a card (from the stock or the discard pile), then discards, knocks or
-    goes gin. The opponent's moves happen inside ``step`` and ``reset``, so every observation is a decision of the
+    goes gin. The others' moves happen inside ``step`` and ``reset``, so every observation is a decision of the
     learner. An episode is one hand or a whole game to the target score.
+
+    ## Formats
+
+    Two players by default; three players, four players in two teams and rooms (docs/rules.md section 15) with
+    ``players=`` (or ``rules.players``) or ``room=``, every hand still a two-player hand. The same class plays them
+    all; what differs is the table's (``gin_env.table``):
+
+    ```python
+    gym.make("GinRummy-v0", opponent="simple")
+    gym.make("GinRummy-v0", players=3, opponents=["simple", "expert"])
+    gym.make("GinRummy-v0", players=4, partner="expert", opponents=["simple", "simple"])
+    gym.make("GinRummy-v0", room=(2, 3), teammates=["simple"], opponents=["expert", "simple", "random"],
+             learner_seat=0)
+    ```
+
+    Seats: two players, the ``opponent`` in the other seat; three players, ``opponents[0]`` at the learner's left
+    (seat + 1) and ``opponents[1]`` at seat + 2; four players, the ``partner`` opposite (seat + 2), ``opponents`` at
+    seat + 1 and seat + 3; a room, the learner is the first member of its seat, ``teammates`` its other members in
+    order, ``opponents`` the other seat's members. Agents default to ``"simple"``. The learner acts only on its own
+    decisions (in a room, its own turns, R58) and sees its seat's hand (R59). ``replay()`` and
+    ``render_mode="rgb_array"`` are two-player capabilities: other formats refuse them with ``NotOffered`` (a
+    ``ValueError``) naming the format.
 
     ## Action Space
 
@@ -65,305 +86,312 @@ class GinRummyEnv(AtTable, gym.Env):
 
     ## Observation Space
 
-    ``Box(0, high, (375,), float32)``: the encoding of ``gin_env.game.observation``, laid out by ``OBS_LAYOUT``: 52-card
-    planes for the learner's hand, the top discard, the rest of the pile, the opponent's cards known from pickups,
-    its discards, the upcards and discards it declined, and the cards still unseen; then the phase one-hot, the
-    dealer flag, stock size, knock limit, own deadwood and the match scores. It holds only what the learner may
-    know: the opponent's hidden cards and the stock order never change it.
+    ``Box(0, high, (375,), float32)``: the encoding of ``gin_env.game.observation``, laid out by ``OBS_LAYOUT``:
+    52-card planes for the learner's hand, the top discard, the rest of the pile, the opponent's cards known from
+    pickups, its discards, the upcards and discards it declined, and the cards still unseen; then the phase one-hot,
+    the dealer flag, stock size, knock limit, own deadwood and the match scores (own first: the hand opponent's with
+    three players, the teams' over ``team_target`` with four). It holds only what the learner may know: hidden cards
+    and the stock order never change it. A three-player learner sitting a hand out observes zeros.
 
     ## Starting State
 
-    A shuffled deal from ``np_random``. The learner's seat (player 0 or 1) is drawn each episode unless ``learner_seat``
-    fixes it; the dealer follows ``rules.first_dealer`` (a cut, so random, in most presets) and, in a match,
-    ``rules.dealer_rotation``. When the opponent ends a hand before the learner has made any decision in it (it took the
-    upcard and knocked at once), ``episode="hand"`` deals again; ``episode="match"`` counts that hand and pays it with
-    the learner's first reward (and deals a new game if that one ended). After ``MAX_REDEALS`` (1,000) deals that all
-    end before the learner's first decision, ``reset`` raises ``ValueError`` naming the rules. ``reset(options=...)``
-    may fix the first hand's ``deck`` (52 card ids or card names, top first), its ``dealer`` and the ``learner_seat``,
-    for scripted or duplicate deals.
+    A shuffled deal from ``np_random``. The learner's seat is drawn each episode unless ``learner_seat`` fixes it;
+    the dealer follows ``rules.first_dealer`` (a cut, so random, in most presets) and, in a match,
+    ``rules.dealer_rotation``. When the others end a hand before the learner has made any decision in it (the
+    opponent took the upcard and knocked at once), ``episode="hand"`` deals again; ``episode="match"`` counts that
+    hand and pays it with the learner's first reward (and deals a new game if that one ended). After ``MAX_REDEALS``
+    (1,000) deals that all end before the learner's first decision, ``reset`` raises ``ValueError`` naming the rules.
+    ``reset(options=...)`` may fix the ``learner_seat`` and, with two players, the first hand's ``deck`` (52 card ids
+    or card names, top first) and its ``dealer``, for scripted or duplicate deals.
 
     ## Rewards
 
-    The learner's signed, zero-sum hand points divided by ``reward_scale``: ``+points`` for a hand it wins,
-    ``-points`` for a hand it loses, 0 for a dead hand or a tie. With ``episode="match"`` each hand pays on the
-    step it ends, and the step that ends the game also pays the end-of-game bonuses as ``match.final_totals``
-    computes them (game, box, shutout), so an episode's rewards sum to (learner's final total - opponent's final
-    total) / ``reward_scale``. An illegal action under ``illegal_action="penalize"`` pays -1.
+    The learner's signed, zero-sum points divided by ``reward_scale``: ``+points`` for a hand it wins, ``-points``
+    for a hand it loses, 0 for a dead hand or a tie; with four players a deal's netted team result (R56), in a room
+    its seat's points. With ``episode="match"`` each hand (deal) pays on the step it ends, and the step that ends the
+    game also pays the end-of-game bonuses (R41-R43, R53, R57: a seat's or team's bonus less the others', less their
+    mean with three players), so an episode's rewards sum to the learner's final total less the others' (their mean)
+    over ``reward_scale``. An illegal action under ``illegal_action="penalize"`` pays -1.
 
     ## Episode End
 
-    ``terminated``: the hand ends (knock, gin, big gin, dead hand, capped hand; ``episode="hand"``), the game
-    reaches its target or is abandoned (``episode="match"``), or an illegal action is penalized. ``truncated``:
-    ``max_steps`` learner steps taken. Every episode ends: a hand lasts at most ``rules.max_turns`` discards (R19)
-    and a game at most ``rules.max_dead_hands`` dead hands in a row (R19a), even between players who never knock.
+    ``terminated``: the hand (deal) ends (``episode="hand"``), the game reaches its target or is abandoned
+    (``episode="match"``), or an illegal action is penalized. ``truncated``: ``max_steps`` learner steps taken.
+    Every episode ends: a hand lasts at most ``rules.max_turns`` discards (R19) and a game at most
+    ``rules.max_dead_hands`` dead hands (deals) in a row (R19a), even between players who never knock.
 
     ## Information
 
-    ``info["action_mask"]``: bool ``(108,)``, all False once the episode ends; a copy, as ``action_masks()``'s. Whenever
-    a hand ends during the step (and on the first step of a match episode, for a hand the opponent ended before the
-    learner's first decision, the last one if several ended since): ``info["outcome"]``, a dict with ``kind``,
-    ``capped`` (True for a dead hand ended by the turn cap ``rules.max_turns``, R19), ``winner`` and ``knocker``
-    ("learner", "opponent" or None), the learner's signed ``points``, ``knocker_deadwood`` and ``defender_deadwood``
-    (after layoffs). At the end of a match: ``info["match"]`` with both ``scores``, both ``final_totals`` (learner
-    first), the ``winner``, the number of ``hands`` and ``abandoned`` (True when ``rules.max_dead_hands`` dead hands in
-    a row ended the game with no winner and no bonuses, R19a). After an illegal action: ``info["illegal_action"] =
-    True``.
+    ``info["action_mask"]``: bool ``(108,)``, all False once the episode ends; a copy, as ``action_masks()``'s.
+    Whenever a hand ends during the step (and on the first step of a match episode, for a hand the others ended
+    before the learner's first decision, the last one if several ended since): ``info["outcome"]``, a dict with
+    ``kind``, ``capped`` (True for a dead hand ended by the turn cap, R19), ``winner`` and ``knocker`` ("learner",
+    "opponent" or None), the learner's signed ``points``, ``knocker_deadwood`` and ``defender_deadwood`` (after
+    layoffs); with three players seat numbers instead (``seats``, ``winner``, ``knocker``, ``sat_out``), in a room
+    also the ``seat``; with four players ``info["deal"]`` (its ``number``, the team's ``points``, each pairing's
+    outcome under ``tables``) when a deal ends. At the end of a match: ``info["match"]`` with the ``scores``, the
+    ``final_totals`` (learner first; by seat with three players, with the ``ranking``), the ``winner``, the number of
+    ``hands`` (``deals``) and ``abandoned`` (R19a: no winner and no bonuses). After an illegal action:
+    ``info["illegal_action"] = True`` and ``info["illegal_action_message"]``.
 
     ## Actions given to ``step``
 
     An action is one integer: a python or numpy integer, or a 0-d integer array. An integer that is out of range or
-    not legal now is an illegal action (``illegal_action`` decides). Anything else is a caller's mistake, raised
-    whatever ``illegal_action`` says: a float (even ``1.0``), NaN, a string, a bool or None is a ``TypeError``, an
-    array of another shape a ``ValueError``. The vector env and the PettingZoo env follow the same rule.
+    not legal now is an illegal action (``illegal_action`` decides; the message names the action, the phase and the
+    legal actions). Anything else is a caller's mistake, raised whatever ``illegal_action`` says: a float (even
+    ``1.0``), NaN, a string, a bool or None is a ``TypeError``, an array of another shape a ``ValueError``. The
+    vector env and the PettingZoo env follow the same rule. ``step`` before ``reset`` or after the episode's end
+    raises ``RuntimeError`` saying to call ``reset()``.
 
     ## Arguments
 
     ```python
     gym.make("GinRummy-v0", rules="standard", opponent="simple", episode="hand", reward_scale=100.0,
-             illegal_action="penalize", learner_seat=None, max_steps=None, render_mode=None)
+             illegal_action="penalize", learner_seat=None, max_steps=None, render_mode=None,
+             players=None, room=None, opponents=None, partner=None, teammates=None)
     ```
 
     * ``rules``: a preset name (``standard``, ``eaai``, ``oklahoma``, ``foony``, ``seed-000``, ``openspiel``) or a
       ``gin_env.game.rules.Rules``.
-    * ``opponent``: an agent name for ``agents.load`` (``random``, ``simple``), a model path, an object with
-      ``act(view, rng) -> action``, or such a function.
+    * ``opponent`` (two players), ``opponents``, ``partner`` (four players), ``teammates`` (rooms): agents, each an
+      agent name for ``agents.load`` (``random``, ``simple``, ...), a model path, an object with
+      ``act(view, rng) -> action``, or such a function; ``opponents`` and ``teammates`` are lists.
+    * ``players``: 2, 3 or 4 (None: ``rules.players``); ``room``: (k0, k1) members per seat (R58), or None.
     * ``episode``: ``"hand"`` or ``"match"`` (a game to ``rules.target``; a single hand when the target is None).
     * ``reward_scale``: points per unit of reward, a finite positive number.
     * ``illegal_action``: ``"penalize"`` (end the episode, reward -1) or ``"raise"`` (``ValueError`` naming the
       action, the phase and the legal actions).
-    * ``learner_seat``: 0 or 1 (any integer type) to fix the learner's player index; None draws it each episode.
+    * ``learner_seat``: a seat (0..players-1, 0 or 1 in a room; any integer type) to fix the learner's seat; None
+      draws it each episode. A room whose seats differ in size needs it, and ``reset`` may not move the learner to
+      the other seat of such a room (``ValueError``).
     * ``max_steps``: truncate after this many learner steps (None: never).
-    * ``render_mode``: ``"ansi"`` for the table as text (both hands, pile, stock count, scores), ``"rgb_array"`` for
-      it as a picture (``gin_env.ui.frame``; Gymnasium's ``RecordVideo`` records it).
+    * ``render_mode``: ``"ansi"`` for the table as text (the hands, pile, stock count, scores), ``"rgb_array"`` (two
+      players) for it as a picture (``gin_env.ui.frame``; Gymnasium's ``RecordVideo`` records it).
 
     ## Version History
 
-    * v0: initial version.
+    * v0, gin-env 0.1.0, the first numbered version: two players, three players, four players and rooms;
+      ``episode="hand"`` and ``"match"``; the presets; ``render_mode="rgb_array"``; ``replay()``. Before that number,
+      the id changed behaviour twice without a new id: ``eaai`` came to deal as the EAAI protocol does, and
+      ``openspiel`` to end hands by R60 and R61.
+    * v0, gin-env 0.2.0: ``info["action_mask"]`` and ``action_masks()`` are copies; ``reset`` raises ``ValueError``
+      after 1,000 deals that never reach the learner (it looped); a room of unequal seats refuses the other seat at
+      ``reset``; ``max_steps`` and ``players`` of any integer type; ``Rules`` bounds every number; the text says
+      "1 card".
+    * v0, gin-env 0.3.0: one class for every format (``type(env.unwrapped)`` is ``GinRummyEnv``), one set of
+      messages for illegal actions and misuse; observations, rewards, terminations and infos as in 0.2.0.
+
+    The next change to what an episode returns registers ``GinRummy-v1``.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
-    def __init__(self, rules: str | Rules = "standard", opponent="simple", episode: str = "hand",
+    def __init__(self, rules: str | Rules = "standard", opponent=None, episode: str = "hand",
                  reward_scale: float = 100.0, illegal_action: str = "penalize", learner_seat: int | None = None,
-                 max_steps: int | None = None, render_mode: str | None = None) -> None:
+                 max_steps: int | None = None, render_mode: str | None = None, *, players: int | None = None,
+                 room=None, opponents=None, partner=None, teammates=None) -> None:
         max_steps = check_env_args(episode, reward_scale, illegal_action, max_steps)
-        learner_seat = seat_or_none(learner_seat, "learner_seat")
         check_render_mode(render_mode, self.metadata["render_modes"])
-        self.rules = resolve_rules(rules)
-        if self.rules.players != 2:
-            raise ValueError(f"GinRummyEnv is two-player; rules.players={self.rules.players}: make the env with "
-                             "gym.make('GinRummy-v0', players=..., opponents=[...]) (FormatEnv)")
-        self.opponent = agents.resolve(opponent, "opponent")
+        self.rules, self.room = resolve_format(resolve_rules(rules), players, room)
+        self.table = make_table(self.rules, episode, self.room)
+        if render_mode is not None and render_mode not in self.table.render_modes:
+            raise not_offered(self.table, f"render_mode={render_mode!r}")
+        # This env's own modes, the ones its table offers (Gymnasium's env checker makes the env in each).
+        self.metadata = {**self.metadata, "render_modes": list(self.table.render_modes)}
+        self.learner_seat = seat_among(learner_seat, self.table.learner_seats, "learner_seat")
+        #: The other agents by role (``roles``), resolved.
+        self.roles = roles.resolve_roles(self.table, self.learner_seat, {
+            "opponent": opponent, "opponents": opponents, "partner": partner, "teammates": teammates})
         self.episode = episode
         self.reward_scale = check_reward_scale(reward_scale)
         self.illegal_action = illegal_action
-        self.learner_seat = learner_seat
         self.max_steps = max_steps
         self.render_mode = render_mode
         self.action_space = gym.spaces.Discrete(N_ACTIONS)
         self.observation_space = gym.spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
-        self.table = Table(self.rules, episode)
+        #: The learner's seat this episode, and its agent index (the seat's, or its first member's in a room).
+        self.seat: int | None = None
         self.learner = 0
-        self._opponent_rng: np.random.Generator | None = None
+        #: The agent of every other seat (member) this episode, by agent index.
+        self.others: dict[int, object] = {}
+        self._seated: dict[int, roles.Seated] = {}
+        self._others_rng: np.random.Generator | None = None
         self._view: PlayerView | None = None
+        self._mask: np.ndarray | None = None
         self._steps = 0
         self._done = True
-        self._pending_reward = 0
-        self._pending_outcome: dict | None = None
+        self._pending: tuple[float, dict] = (0, {})
         self._last_outcome: dict | None = None
-        # For replay(): the hand in play as (its deal, match scores before it, its number in the game, the actions
-        # of both players so far), and the last finished hand as the same tuple.
-        self._hand_record: tuple[engine.HandState, tuple[int, int], int | None, list[int]] | None = None
-        self._finished_hand: tuple[engine.HandState, tuple[int, int], int | None, list[int]] | None = None
+
+    @property
+    def opponent(self):
+        """The opponent agent of two players (None in other formats); one assigned plays from its next action on."""
+        return self.roles["opponent"][0] if "opponent" in self.roles else None
+
+    @opponent.setter
+    def opponent(self, agent) -> None:
+        if "opponent" not in self.roles:
+            raise AttributeError(f"{self.table.name} has no single opponent: make an env with its role arguments")
+        self.roles["opponent"][0] = agent
+        if self.seat is not None:
+            self._seat(self.seat)
 
     # -------------------------------------------------------------------------------------------------------------
     # Gymnasium API
     # -------------------------------------------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        """Deal a new hand (or start a new game) and play the opponent up to the learner's first decision.
+        """Deal a new hand (or start a new game) and play the others up to the learner's first decision.
 
-        ``options`` (all optional), for scripted deals and duplicate play: ``deck``, the deal order of the (first)
-        hand as 52 card ids or card names, or one string of names, top first (R10); ``dealer``, 0 or 1, the dealer
-        of that hand; ``learner_seat``, 0 or 1, the learner's player index for this episode (seats of any integer
-        type). A bad option raises an error that names it."""
+        ``options`` (all optional): ``learner_seat``, the learner's seat for this episode (any integer type); with
+        two players, for scripted deals and duplicate play, ``deck``, the deal order of the (first) hand as 52 card
+        ids or card names, or one string of names, top first (R10), and ``dealer``, 0 or 1, its dealer. A bad option
+        raises an error that names it, before any work."""
         super().reset(seed=seed)
-        options = dict(options or {})
-        deck = options.pop("deck", None)
-        dealer = options.pop("dealer", None)
-        seat = options.pop("learner_seat", self.learner_seat)
-        if options:
-            raise ValueError(f"unknown reset options {sorted(options)}; known: deck, dealer, learner_seat")
-        dealer, seat = seat_or_none(dealer, "dealer"), seat_or_none(seat, "learner_seat")
-        if deck is not None:
-            deck = engine.deck_ids(deck)
+        seat, fixed = roles.reset_options(self.table, options, self.roles, self.learner_seat)
         rng = self.np_random
-        # The opponent's own stream: its choices never shift the deals, and it is reproducible from the seed.
-        self._opponent_rng = np.random.default_rng(int(rng.integers(2**63)))
-        self._steps = 0
+        # The others' own stream: their choices never shift the deals, and it is reproducible from the seed.
+        self._others_rng = np.random.default_rng(int(rng.integers(2**63)))
         # Over until a deal reaches the learner's first decision: step() refuses a reset that raised.
-        self._done = True
-        self._last_outcome = None
+        self._steps, self._done, self._last_outcome = 0, True, None
         for _ in range(MAX_REDEALS):
-            self.learner = seat if seat is not None else int(rng.integers(2))
-            self.table.deal(rng, deck=deck, dealer=dealer)
-            self._finished_hand = None
-            self._start_hand_record()
-            points, outcome = self._play_opponent()
+            self._seat(seat if seat is not None else int(rng.integers(self.table.learner_seats)))
+            self.table.deal_for(self.seat, rng, **fixed)
+            points, info = self._play_others(0, {})
             if not self.table.over:
                 break
             # The episode ended before the learner's first decision, so it has nothing to learn from (see Starting
             # State). A random deal is dealt again; a scripted one cannot be.
-            if deck is not None:
-                raise ValueError("the opponent ended the episode on this deck before the learner's first decision")
+            if fixed.get("deck") is not None:
+                raise ValueError("the scripted deck ends the episode before the learner's first decision")
         else:
             raise no_decision_error(self.rules)
         self._done = False
         # In a match, hands finished before the learner's first decision stand; their points come with step one.
-        self._pending_reward, self._pending_outcome = points, outcome
-        self._view = self.table.view(self.learner)
-        return encode(self._view), {"action_mask": self._view.legal_mask.copy()}
+        self._pending = (points, info)
+        return self._observe(), {"action_mask": self._mask.copy()}
 
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
-        """Apply the learner's action, then the opponent's until the learner's next decision or the episode's end."""
+        """Apply the learner's action, then the others' until the learner's next decision or the episode's end."""
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
         a = action_id(action)
-        if not is_legal(a, self._view.legal_mask):
+        if not is_legal(a, self._mask):
             return self._illegal(action)
         self._steps += 1
-        points, outcome = self._pending_reward, self._pending_outcome
-        self._pending_reward, self._pending_outcome = 0, None
-        more, new_outcome = self._apply(a)
-        points += more
-        outcome = new_outcome or outcome
-        if not self.table.over:
-            more, new_outcome = self._play_opponent()
-            points += more
-            outcome = new_outcome or outcome
-        terminated = self.table.over
+        points, info = self._pending
+        self._pending = (0, {})
+        table = self.table
+        finished = table.play(a, self.np_random)
+        if finished is not None:
+            points, info = self._paid(points, info, finished)
+        if not table.over:
+            points, info = self._play_others(points, info)
+        terminated = table.over
         truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
         self._done = terminated or truncated
-        self._view = self.table.view(self.learner)
-        info = {"action_mask": self._view.legal_mask.copy()}
-        if outcome is not None:
-            info["outcome"] = self._last_outcome = outcome
-        if terminated and self.match is not None:
-            info["match"] = self.table.match_info(self.learner, SIDES)
-        return encode(self._view), float(points) / self.reward_scale, terminated, truncated, info
+        obs = self._observe()
+        if "outcome" in info:
+            self._last_outcome = info["outcome"]
+        return obs, float(points) / self.reward_scale, terminated, truncated, {**info, "action_mask": self._mask.copy()}
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, bool ``(108,)`` (the name sb3-contrib's MaskablePPO looks for): a copy,
         so that a caller (or a wrapper) that edits it changes nothing the env accepts."""
-        if self._view is None:
+        if self._mask is None:
             raise RuntimeError("call reset() before action_masks()")
-        return self._view.legal_mask.copy()
+        return self._mask.copy()
 
     def replay(self):
-        """The :class:`gin_env.replay.Replay` of the last hand of this episode: the deal, both players' actions
-        and the outcome; ``env.unwrapped.replay().save(path)`` writes it. ``RuntimeError`` until a hand ends."""
-        if self._finished_hand is None:
-            raise RuntimeError("no hand has finished in this episode yet: replay() returns the last finished hand")
+        """The :class:`gin_env.replay.replay_file.Replay` of the last hand of this episode (two players): the deal,
+        both players' actions and the outcome; ``env.unwrapped.replay().save(path)`` writes it. ``RuntimeError``
+        until a hand ends; ``NotOffered`` in other formats."""
+        hand = self.table.last_hand(self.learner)
         # Imported on demand, so that making an env imports no more than it needs.
         from gin_env.replay.replay_file import record
 
-        start, scores, number, hand_actions = self._finished_hand
-        players = SIDES if self.learner == 0 else SIDES[::-1]
-        return record(start, hand_actions, players=players, hand_number=number, scores=scores)
+        return record(hand.start, hand.actions, players=hand.players, hand_number=hand.hand_number,
+                      scores=hand.scores)
 
     def render(self) -> str | np.ndarray | None:
-        """The table as text (``render_mode="ansi"``: both hands, the pile, the stock count and the scores) or as an
-        RGB picture (``"rgb_array"``, ``gin_env.ui.frame``: the learner's hand face up, the opponent's face down until
-        the showdown, the top of the pile, the stock count, the scores and the last hand's result)."""
+        """The table as text (``render_mode="ansi"``: the hands, the pile, the stock count and the scores) or, with
+        two players, as an RGB picture (``"rgb_array"``, ``gin_env.ui.frame``: the learner's hand face up, the
+        opponent's face down until the showdown, the top of the pile, the stock count, the scores and the last
+        hand's result)."""
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; make the env with render_mode='ansi' or "
                             "'rgb_array'")
             return None
         if self.render_mode == "rgb_array":
-            return self._table_frame()
-        if self.state is None:
+            return self._frame()
+        if self.table.game is None:
             return "(no hand dealt: call reset())"
-        names = SIDES if self.learner == 0 else SIDES[::-1]
-        return self.table.text(names, viewer=self.learner, deadwood=None if self._view is None else self._view.deadwood,
-                               last_outcome=self._last_outcome)
+        return self.table.learner_text(self.learner, self.others, self._last_outcome)
 
     # -------------------------------------------------------------------------------------------------------------
     # Playing
     # -------------------------------------------------------------------------------------------------------------
 
-    def _start_hand_record(self) -> None:
-        """Start recording the hand now in play (just dealt) for :meth:`replay`."""
-        self._hand_record = (self.state, self.table.scores, self.table.hand_number, [])
+    def _seat(self, seat: int) -> None:
+        """Seat the learner at ``seat`` and the others around it (the table's ``seating``)."""
+        self.seat = seat
+        self.learner, self._seated = roles.seated(self.table, seat, self.roles)
+        self.others = {i: seated.agent for i, seated in self._seated.items()}
 
-    def _apply(self, action: int) -> tuple[int, dict | None]:
-        """Play one action of whoever is to act. Returns the learner's points for it (``Table.points``) and the
-        outcome of a hand that ended in it, as :func:`table.outcome_info`."""
-        outcome = self.table.play(action, self.np_random)
-        # Recorded once the engine has accepted it: a refused action is no part of the replay.
-        self._hand_record[3].append(action)
-        if outcome is None:
-            return 0, None
-        self._finished_hand = self._hand_record
-        self._start_hand_record()
-        return self.table.points(outcome, self.learner), outcome_info(outcome, self.learner)
+    def _observe(self) -> np.ndarray:
+        """The learner's observation now; keeps its view and legal actions (none while it sits out or is done)."""
+        view = self._view = self.table.agent_view(self.learner)
+        if view is None:
+            self._mask = np.zeros(N_ACTIONS, dtype=bool)
+            return np.zeros(OBS_SIZE, dtype=np.float32)
+        self._mask = view.legal_mask
+        return encode(view)
 
-    def _play_opponent(self) -> tuple[int, dict | None]:
-        """Let the opponent act until the learner must decide or the episode is over. Returns the learner's points
-        from hands that ended meanwhile and the last such hand's outcome."""
-        opponent = 1 - self.learner
-        points, outcome = 0, None
-        # An agent that reads only the legal actions gets them without a view, whose deadwood solve and planes it
-        # would throw away.
-        act_on_mask = getattr(self.opponent, "act_on_mask", None)
+    def _paid(self, points: float, info: dict, finished) -> tuple[float, dict]:
+        """``points`` and ``info`` with the learner's share of a hand (deal) that finished."""
         table = self.table
-        while not table.over and (state := table.state).current == opponent:
-            if act_on_mask is None:
-                mask = (v := table.view(opponent)).legal_mask
-                action = self.opponent.act(v, self._opponent_rng)
+        return (points + table.agent_points(finished, self.learner),
+                {**info, **table.agent_info(finished, self.learner, SIDES)})
+
+    def _play_others(self, points: float, info: dict) -> tuple[float, dict]:
+        """Let the others act until the learner must decide or the episode is over, adding what the learner is paid
+        for hands (deals) that finish meanwhile to ``points`` and ``info``."""
+        table, learner, rng, deal_rng = self.table, self.learner, self._others_rng, self.np_random
+        while not table.over and (i := table.actor) != learner:
+            agent, role, on_mask = self._seated[i]
+            if on_mask is None:
+                mask = (v := table.agent_view(i)).legal_mask
+                action = agent.act(v, rng)
             else:
-                mask = engine.legal_mask(state)
-                action = act_on_mask(mask, self._opponent_rng)
-            a = agent_action(self.opponent, action, "opponent")
+                mask = table.legal_mask()
+                action = on_mask(mask, rng)
+            a = agent_action(agent, action, role)
             if not is_legal(a, mask):
-                raise engine.IllegalActionError(f"opponent {self.opponent!r} chose {action!r}, which is not legal: "
-                                                + _legal_text(self.table.view(opponent)))
-            more, new_outcome = self._apply(a)
-            points += more
-            outcome = new_outcome or outcome
-        return points, outcome
+                raise engine.IllegalActionError(f"{role} {agent!r} chose {action!r}, which is not legal: "
+                                                + legal_text(table.agent_view(i)))
+            finished = table.play(a, deal_rng)
+            if finished is not None:
+                points, info = self._paid(points, info, finished)
+        return points, info
 
     def _illegal(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
-        message = f"illegal action {_action_text(action)}: " + _legal_text(self._view)
+        message = illegal_action_message(action, self._view)
         if self.illegal_action == "raise":
             raise engine.IllegalActionError(message)
         self._done = True
         self._steps += 1
-        mask = np.zeros(N_ACTIONS, dtype=bool)
-        self._view = self._view._replace(legal_mask=mask)
+        self._mask = np.zeros(N_ACTIONS, dtype=bool)
+        self._view = self._view._replace(legal_mask=self._mask)
         return (encode(self._view), ILLEGAL_ACTION_REWARD, True, False,
-                {"action_mask": mask.copy(), "illegal_action": True, "illegal_action_message": message})
+                {"action_mask": self._mask.copy(), "illegal_action": True, "illegal_action_message": message})
 
-    def _table_frame(self) -> np.ndarray:
+    def _frame(self) -> np.ndarray:
         from gin_env.ui import frame
 
-        if self.state is None:
+        if self.table.game is None:
             picture = np.empty((frame.HEIGHT, frame.WIDTH, 3), dtype=np.uint8)
             picture[:] = frame.FELT
             return picture
-        scores = self.table.scores
+        scene = self.table.scene(self.learner)
         result = None if self._last_outcome is None else frame.result_line(self._last_outcome)
-        return frame.draw(self.state, self.learner, ("LEARNER", "OPPONENT"),
-                          None if self.match is None else (scores[self.learner], scores[1 - self.learner]), result)
-
-
-def _action_text(action) -> str:
-    a = action_id(action)
-    if not 0 <= a < N_ACTIONS:
-        return f"{action!r} (not an action id 0..{N_ACTIONS - 1})"
-    return actions.name(a)
-
-
-def _legal_text(v: PlayerView) -> str:
-    legal = ", ".join(actions.name(a) for a in v.legal_actions) or "none"
-    return f"phase {engine.PHASE_NAMES[v.phase]!r}, legal actions: {legal}"
-
+        return frame.draw(scene.state, scene.player, ("LEARNER", "OPPONENT"), scene.scores, result)

@@ -1,10 +1,10 @@
 """Gin Rummy as a PettingZoo AEC environment, one agent per player (the optional ``pettingzoo`` extra).
 
 PettingZoo dropped its own ``gin_rummy`` (built on RLCard); this module replaces it on our rules engine. It adapts
-the tables (``table.Table`` for two players, ``format_table``'s for three and four players and rooms, docs/rules.md
-section 15) to PettingZoo's AEC API: agent names, ``agent_selection``, per-agent observations with action masks,
-and the reward, termination and info dicts. Episode kinds, rewards, bonuses, infos, argument checks, the turn order
-of a four-player deal's two tables and text are the tables', the same as ``GinRummy-v0``'s.
+the tables (any ``table.protocol.GameTable``: two players, three and four players, rooms, docs/rules.md section 15)
+to PettingZoo's AEC API: agent names, ``agent_selection``, per-agent observations with action masks, and the
+reward, termination and info dicts. Episode kinds, rewards, bonuses, infos, the turn order of a four-player deal's
+two pairings and text are the tables', the same as ``GinRummy-v0``'s; the argument checks are ``table.checks``'.
 
 ``import gin_env`` never imports this module; ``import gin_env.envs.pettingzoo`` needs ``pettingzoo`` installed.
 """
@@ -18,15 +18,9 @@ from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
 from gin_env.game.rules import Rules
 from gin_env.optional import require
+from gin_env.table.checks import action_id, check_episode, check_render_mode, check_reward_scale, resolve_rules
 from gin_env.table.formats import make_table, resolve_format
-from gin_env.table.two_players import (
-    AtTable,
-    action_id,
-    check_episode,
-    check_render_mode,
-    check_reward_scale,
-    resolve_rules,
-)
+from gin_env.table.protocol import AtTable, GameTable
 
 AECEnv = require("pettingzoo", "gin_env.envs.pettingzoo").AECEnv
 
@@ -63,15 +57,15 @@ class GinRummyAEC(AtTable, AECEnv):
     ``Discrete(108)`` as in ``GinRummy-v0``.
 
     Rewards, / ``reward_scale``, on the step that ends a hand: its two players' signed points, zero-sum (0 to a
-    seat that sat it out); in four players, on the step that ends a deal (both tables), the deal's netted team
+    seat that sat it out); in four players, on the step that ends a deal (both pairings), the deal's netted team
     result (R56) to both partners and its negative to both opponents; in a room, the seat's points to every member.
     With ``episode="match"`` the step that ends the game also pays the end-of-game bonuses (R41-R43, R53, R57): a
     seat's (team's) bonus less the others' (less their mean with three players), so that every game is zero-sum.
     Every agent terminates when the episode ends; an illegal action raises ``gin_env.game.engine.IllegalActionError`` (a
     ``ValueError``), and an action that is not one integer raises ``TypeError`` (``ValueError`` for an array of
-    another shape), as in ``GinRummy-v0``. A four-player deal's two tables take actions alternately (the one with
-    fewer actions in the deal next, table 0 of seat 0 on a tie; the one still in play finishes alone), so
-    ``agent_selection`` moves between the tables.
+    another shape), as in ``GinRummy-v0``. A four-player deal's two pairings (R54's two tables) take actions
+    alternately (the one with fewer actions in the deal next, seat 0's on a tie; the one still in play finishes
+    alone), so ``agent_selection`` moves between them.
 
     Infos, on the step that ends a hand (deal): two players and rooms, ``infos[agent]["outcome"]`` as
     ``GinRummy-v0``'s (``kind``, ``capped``, ``winner``, ``points``, ...) from that agent's side (and in a room the
@@ -113,7 +107,7 @@ class GinRummyAEC(AtTable, AECEnv):
         self.action_spaces = {a: gym.spaces.Discrete(N_ACTIONS) for a in self.names}
         self._index = {a: i for i, a in enumerate(self.names)}
         self._rng: np.random.Generator | None = None
-        self.table = make_table(self.rules, episode, self.room)
+        self.table: GameTable = make_table(self.rules, episode, self.room)
 
     def observation_space(self, agent: str) -> gym.spaces.Dict:
         return self.observation_spaces[agent]

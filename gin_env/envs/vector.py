@@ -23,7 +23,7 @@ from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from gin_env.game.rules import Rules, format_name
 from gin_env.table.batched import BatchTable
-from gin_env.table.two_players import (
+from gin_env.table.checks import (
     ILLEGAL_ACTION_REWARD,
     MAX_REDEALS,
     check_env_args,

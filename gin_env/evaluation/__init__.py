@@ -1,15 +1,22 @@
 """Evaluation: agents against each other on duplicate deals, who beats whom, with 95% intervals and Elo.
 
-    gin-env evaluate AGENT AGENT [AGENT ...] [--rules PRESET] [--deals N | --matches N] [--seed S]
-                     [--json FILE] [--plot FILE] [--replays DIR] [--workers W] [--no-progress]
+    gin-env evaluate AGENT AGENT [AGENT ...] [--rules PRESET] [--players 2|3|4] [--deals N | --matches N]
+                     [--seed S] [--json FILE] [--plot FILE] [--replays DIR] [--workers W] [--ray [ADDRESS]]
+                     [--no-progress]
 
-(``python evaluate.py ...`` in a checkout is the same command.) The modules: :mod:`.tournament` plays the games,
-:mod:`.stats` turns them into the numbers below, :mod:`.report` writes the table, the JSON and the plot, and
-:mod:`.cli` is the command line.
+(``python evaluate.py ...`` in a checkout is the same command.) The modules: :mod:`.tournament` runs the round
+robin and makes the report; :mod:`.lineups` says what a line-up is in each format and plays a chunk of its games
+(two players with :mod:`.duel`, three and four with :mod:`.formats`, whose hands :mod:`.format_replays` saves);
+:mod:`.runner` plays the chunks in this process, on worker processes or as Ray tasks (:mod:`.ray_tasks`), with a
+progress bar (:mod:`.progress`); :mod:`.stats` turns the games into the numbers below; :mod:`.report` prints the
+scoreboard and writes the JSON, :mod:`.plot` the PNG; and :mod:`.cli` is the command line.
 
-Every pair of agents (round robin) plays N duplicate games: each game twice on the same deals, with the seats
-swapped (:mod:`.duel`). ``--deals N`` plays single hands, ``--matches N`` games to the target of the rules. The
-numbers depend only on the agents, the rules, N and the seed, never on the number of worker processes.
+Every line-up of the agents (round robin: every pair with two players, every three agents at a table with three,
+every pair as two teams with four) plays N games, each game in every seating on the same deals: with two players
+twice, the seats swapped (a duplicate game). ``--deals N`` plays single hands (single deals with four players),
+``--matches N`` games to the target of the rules. The numbers depend only on the agents, the rules, N and the seed,
+never on the number of worker processes nor on Ray. The definitions of the numbers of three and four players are in
+:mod:`.formats`; those of two players follow.
 
 Definitions (agent A is the first of a pair, B the second):
 
@@ -33,7 +40,8 @@ Definitions (agent A is the first of a pair, B the second):
   but bigger hands would rank too low). Each pair also gets one virtual drawn game, so that a perfect record gives a
   finite rating. The mean rating is fixed at 1500; 400 points mean 10:1 odds.
 """
+from gin_env.evaluation.duel import play_games
 from gin_env.evaluation.stats import fit_elo, pair_stats
-from gin_env.evaluation.tournament import evaluate, play_games
+from gin_env.evaluation.tournament import evaluate
 
 __all__ = ["evaluate", "fit_elo", "pair_stats", "play_games"]

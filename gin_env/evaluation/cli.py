@@ -1,6 +1,6 @@
 """The evaluation's command line (``gin-env evaluate``, ``python evaluate.py``): parse, check every option and
-output path before the first game, run, print the table, then write and announce each file asked for. Ctrl-C and
-SIGTERM stop the games (and the worker processes) with one line."""
+output path before the first game, run the tournament in the format asked for, print the scoreboard, then write and
+announce each file asked for. Ctrl-C and SIGTERM stop the games (and the worker processes) with one line."""
 
 from __future__ import annotations
 
@@ -15,13 +15,14 @@ from collections.abc import Iterator
 
 from gin_env import agents, evaluation, files
 from gin_env.arguments import ArgumentParser, at_least
-from gin_env.evaluation import formats, report, tournament
+from gin_env.evaluation import plot, report, tournament
+from gin_env.evaluation.lineups import replay_prefixes
 from gin_env.evaluation.ray_tasks import LOCAL as LOCAL_RAY
 from gin_env.evaluation.ray_tasks import TaskError
 from gin_env.game.rules import PRESETS, Rules
 from gin_env.optional import MissingExtra, require
 from gin_env.replay import recorder as recording
-from gin_env.table.two_players import AgentActionError
+from gin_env.table.checks import AgentActionError
 
 #: Exit code after Ctrl-C, as a shell reports a process ended by SIGINT (128 + 2).
 INTERRUPTED = 130
@@ -45,15 +46,16 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
     out.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
     out.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
                      help="2 (default); 3: tables of three agents, each game in all three rotations of the seats; "
-                          "4: teams A+A against B+B, each game twice with the teams' seats swapped (one process)")
+                          "4: teams A+A against B+B, each game twice with the teams' seats swapped")
     games = out.add_mutually_exclusive_group()
     two = at_least(2, " (an interval needs two duplicate games)")
-    games.add_argument("--deals", type=two, metavar="N", help="play N duplicate single hands per pair (default 1000)")
-    games.add_argument("--matches", type=two, metavar="N", help="play N duplicate games to the target per pair")
+    games.add_argument("--deals", type=two, metavar="N",
+                       help="play N duplicate single hands (single deals with --players 4) per line-up (default 1000)")
+    games.add_argument("--matches", type=two, metavar="N", help="play N duplicate games to the target per line-up")
     out.add_argument("--seed", type=at_least(0), default=0,
                      help="seed of the deals and the agents' choices (default 0)")
     out.add_argument("--json", metavar="FILE", help="write the report as JSON")
-    out.add_argument("--plot", metavar="FILE", help="write a PNG of the win rates and points per hand")
+    out.add_argument("--plot", metavar="FILE", help="write a PNG of the win rates and points per hand (or deal)")
     out.add_argument("--replays", metavar="DIR", help="save every hand of every seating as a replay file in DIR")
     out.add_argument("--workers", type=at_least(1), default=os.cpu_count() or 1,
                      help="worker processes (default: one per core); the numbers do not depend on it")
@@ -77,25 +79,18 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     rules = Rules.preset(args.rules)
     if mode == "matches" and rules.target is None:
         options.error(f"rules {args.rules!r} have no target score: use --deals")
-    if args.players != 2:
-        if args.replays is not None:
-            options.error("--replays records two-player evaluations only")
-        if args.ray is not None:
-            options.error("--ray runs two-player evaluations only (--players 3 and 4 play in one process)")
     written: list[str] = []
     try:
         with _sigterm_interrupts():
-            if args.players != 2:
-                return _main_format(args, rules.replace(players=args.players), mode, n, options.prog, written)
-            return _main_pairs(args, rules, mode, n, options.prog, written)
+            return _run(args, rules.replace(players=args.players), mode, n, options.prog, written)
     except KeyboardInterrupt as stop:
         what = "terminated (SIGTERM)" if isinstance(stop, Terminated) else "interrupted"
         print(f"{options.prog}: {what}{'' if written else '; no report written'}", file=sys.stderr)
         return TERMINATED if isinstance(stop, Terminated) else INTERRUPTED
 
 
-def _main_pairs(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog: str, written: list[str]) -> int:
-    """Two players: run ``tournament.evaluate``, print its table, write its JSON and plot."""
+def _run(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog: str, written: list[str]) -> int:
+    """Run ``tournament.evaluate``, print its scoreboard, write its JSON and plot."""
     start = time.perf_counter()
     try:
         _check_outputs(args, rules.replace(target=None) if mode == "deals" else rules)
@@ -106,7 +101,7 @@ def _main_pairs(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog:
     except BAD_INPUT as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
-    print(report.table(result))
+    print(report.scoreboard(result))
     where = f"Ray tasks ({args.ray})" if args.ray is not None else f"{args.workers} worker(s)"
     print(f"\n{time.perf_counter() - start:.1f} s with {where}")
     if args.replays is not None:
@@ -114,26 +109,12 @@ def _main_pairs(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog:
     return _write_outputs(result, args, prog, written)
 
 
-def _main_format(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog: str, written: list[str]) -> int:
-    """``--players 3`` or ``4``: run ``evaluation.formats``, print its table, write its JSON and plot."""
-    start = time.perf_counter()
-    try:
-        _check_outputs(args, rules)
-        result = formats.evaluate_format(args.agents, rules, mode, n, args.seed, not args.no_progress)
-    except BAD_INPUT as err:
-        print(f"{prog}: error: {err}", file=sys.stderr)
-        return 2
-    print(formats.table(result))
-    print(f"\n{time.perf_counter() - start:.1f} s in one process")
-    return _write_outputs(result, args, prog, written, formats.plot)
-
-
 def _check_outputs(args: argparse.Namespace, game_rules: Rules) -> None:
     """Before the first game: every output path asked for can be written (``gin_env.files``' rules), no two of them
     are one path, the replay folder holds no replay of this run, and ``--plot`` and the progress bar have their
     packages."""
     def check_replays(path: str, option: str) -> None:
-        recording.check_folder(path, tournament.replay_prefixes(args.agents, game_rules, args.seed), option)
+        recording.check_folder(path, replay_prefixes(args.agents, game_rules, args.seed), option)
 
     named: dict[str, str] = {}
     for path, option, check in ((args.json, "--json", files.check_output_file),
@@ -170,11 +151,11 @@ def _sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _write_outputs(result: dict, args: argparse.Namespace, prog: str, written: list[str], plot=None) -> int:
+def _write_outputs(result: dict, args: argparse.Namespace, prog: str, written: list[str]) -> int:
     """Write the JSON and the plot asked for, announcing each (and noting it in ``written``); a failure is one line,
     and the other still goes."""
     code = 0
-    for path, write in ((args.json, report.write_json), (args.plot, plot or report.plot)):
+    for path, write in ((args.json, report.write_json), (args.plot, plot.plot)):
         if path is None:
             continue
         try:

@@ -1,4 +1,5 @@
-"""Two agents playing each other: one hand, one game to the target, and the duplicate pair of either.
+"""Two agents playing each other: one hand, one game to the target, the duplicate pair of either, and a run of
+duplicate games as the evaluation's numbers.
 
 This module owns the play loop that ``evaluate.py``, the tests and replays share, and the seeding that makes a
 duplicate deal reproducible:
@@ -23,11 +24,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gin_env.evaluation.stats import N_COLUMNS
 from gin_env.game import engine, match
 from gin_env.game.observation import view
 from gin_env.game.rules import Rules
 from gin_env.replay import recorder
-from gin_env.table.two_players import agent_action
+from gin_env.table.checks import agent_action
 
 #: Domain tags that keep the deck, dealer and agent generators of one seed apart.
 _DECK_STREAM, _DEALER_STREAM, _AGENT_STREAM = 0, 1, 2
@@ -160,3 +162,17 @@ def a_side(result: GameResult, seating: int) -> ASide:
     score = 0.5 if result.winner is None else float(result.winner == a)
     return ASide(result.points[a], result.hands, result.hands_won[a], result.hands_won[b], score)
 
+
+def play_games(rules: Rules, a, b, seed: int, games: range, replays: str | None = None,
+               names: tuple[str, str] = ("a", "b"), on_game: Callable[[], None] | None = None) -> np.ndarray:
+    """Play duplicate ``games`` between agents ``a`` and ``b`` in both seatings (saving replays under ``names`` in
+    ``replays`` when asked, calling ``on_game()`` after each duplicate game); ``(len(games), 2 seatings,
+    N_COLUMNS)`` numbers (see ``stats.POINTS`` .. ``ABANDONED``)."""
+    out = np.zeros((len(games), 2, N_COLUMNS))
+    for i, game in enumerate(games):
+        results = play_duplicate(rules, a, b, seed, game, replays=replays, names=names)
+        for seating, result in enumerate(results):
+            out[i, seating] = (*a_side(result, seating), result.capped, result.abandoned)
+        if on_game is not None:
+            on_game()
+    return out

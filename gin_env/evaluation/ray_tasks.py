@@ -1,7 +1,8 @@
 """The tournament's chunks as Ray tasks (``evaluate --ray [ADDRESS]``), the optional ``ray`` extra.
 
-This module owns only the executor: the chunks, their seeds and the reassembly by game index are the tournament's
-(:func:`.tournament.play_pairs`), so a run on Ray gives the report of a local run, number for number. Ray schedules
+This module owns only the executor: the chunks, their seeds and the reassembly by game number are the runner's
+(:func:`.runner.play_lineups`), and a task plays its games as a worker process does (:func:`.lineups.play_chunk`),
+so a run on Ray gives the report of a local run, number for number, in every format. Ray schedules
 the tasks over the cluster's CPUs, moves the data and retries: every model file is put in the object store once and
 every task reads it from there (a worker writes it to its own disk once); results come back in completion order; a
 task whose worker or node dies is run again by Ray (``MAX_RETRIES``), and since a task returns its games instead of
@@ -26,7 +27,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from gin_env import agents
-from gin_env.evaluation.tournament import Task, cached_agent, play_games
+from gin_env.evaluation.lineups import Task, cached_agent, play_chunk
 from gin_env.optional import require
 
 #: How many times Ray runs a task again whose worker or node was lost, before giving up.
@@ -110,14 +111,14 @@ def _result(ray, ref, task: Task) -> np.ndarray:
     except ray.exceptions.RayTaskError as err:
         cause = getattr(err, "cause", None) or err
         first_line = next(iter(str(cause).splitlines()), "")
-        raise TaskError(f"games {task.start}..{task.stop - 1} of {task.a} against {task.b} failed on Ray: "
+        raise TaskError(f"games {task.start}..{task.stop - 1} of {' against '.join(task.names)} failed on Ray: "
                         f"{type(cause).__name__}: {first_line}") from cause
 
 
 def _model_files(tasks: list[Task]) -> dict[str, tuple[str, bytes]]:
     """Agent name -> (file name, content) of every agent given as a model file: what the workers need to load it
     on a machine where the driver's paths do not exist."""
-    names = {name for task in tasks for name in (task.a, task.b) if agents.is_path(name)}
+    names = {name for task in tasks for name in task.names if agents.is_path(name)}
     files = {}
     for name in sorted(names):
         with open(name, "rb") as f:
@@ -126,12 +127,11 @@ def _model_files(tasks: list[Task]) -> dict[str, tuple[str, bytes]]:
 
 
 def run_task(task: Task, models: dict[str, tuple[str, bytes]], fault: str | None) -> np.ndarray:
-    """A Ray task: the games of ``task`` (as ``tournament.play_games``), with model agents loaded from the copies
-    in ``models``."""
+    """A Ray task: the games of ``task`` (as ``lineups.play_chunk``), with model agents loaded from the copies in
+    ``models``."""
     if fault is not None:
         _inject(fault)
-    a, b = (cached_agent(_local_copy(*models[name]) if name in models else name) for name in (task.a, task.b))
-    return play_games(task.rules, a, b, task.seed, range(task.start, task.stop))
+    return play_chunk(task, load=lambda name: cached_agent(_local_copy(*models[name]) if name in models else name))
 
 
 def _local_copy(file_name: str, content: bytes) -> str:

@@ -1,14 +1,12 @@
-"""The report of an evaluation: the plain-text table, the JSON file and the PNG plot (each written atomically, by
-:mod:`gin_env.files`), and the short names that label agents in the table and the plot."""
+"""The report of an evaluation in words: the scoreboard printed for the terminal, the JSON file (written atomically,
+by :mod:`gin_env.files`), and the short names that label agents in the scoreboard and the plot (:mod:`.plot`). A
+report holds ``pairs`` (two players) or ``lineups`` (three and four players)."""
 
 from __future__ import annotations
 
 import os
 
-import numpy as np
-
 from gin_env import agents, files
-from gin_env.optional import require
 
 
 def write_json(report: dict, path: str) -> None:
@@ -17,7 +15,7 @@ def write_json(report: dict, path: str) -> None:
 
 
 def short_names(names: list[str]) -> dict[str, str]:
-    """Agent name -> its label in tables and plots: a model file by its name, with as many of its folders in front
+    """Agent name -> its label in scoreboards and plots: a model file by its name, with as many of its folders in front
     as set it apart from the other labels (``a/best.zip``, ``b/best.zip``); any other name as it is. The JSON report
     keeps the names in full."""
     parts = {name: _path_parts(name) for name in names}
@@ -49,7 +47,7 @@ def legend(short: dict[str, str]) -> list[str]:
     return [f"{label} = {name}" for name, label in short.items() if label != name]
 
 
-def _rate_columns(mode: str) -> list[tuple[str, str]]:
+def rate_columns(mode: str) -> list[tuple[str, str]]:
     """(key, title) of the win rates worth showing: with ``--deals`` a game is one hand, so its match win rate is the
     hand win rate again and is left out."""
     columns = [("a_hand_win_rate", "hand"), ("a_duplicate_win_rate", "duplicate")]
@@ -60,15 +58,21 @@ def _rate(p: float, ci: list[float]) -> str:
     return f"{100 * p:5.1f}% [{100 * ci[0]:4.1f}, {100 * ci[1]:4.1f}]"
 
 
-def table(report: dict) -> str:
-    """The report as a plain-text table for the terminal (and the README)."""
+def scoreboard(report: dict) -> str:
+    """The report as plain text for the terminal (and the README): a row per pair or per side of a line-up."""
+    return _pairs_scoreboard(report) if "pairs" in report else _sides_scoreboard(report)
+
+
+def _pairs_scoreboard(report: dict) -> str:
+    """Two players: a row per pair, A's numbers against B, then the Elo ratings and the capped and abandoned
+    games."""
     mode = report["mode"]
     first = report["pairs"][0]
     short = short_names(report["agents"])
     lines = [f"{report['rules']} rules, {first[mode]} duplicate {mode} per pair ({first['games']} games), "
              f"seed {report['seed']}", ""]
     width = max(len(label) for label in short.values())
-    columns = _rate_columns(mode)
+    columns = rate_columns(mode)
     header = f"{'A':<{width}}  {'B':<{width}}  {'hands':>6}  {'A points/hand':>16}" + "".join(
         f"  {'A ' + title + ' win rate':>22}" for _, title in columns)
     lines += [header, "-" * len(header)]
@@ -85,46 +89,30 @@ def table(report: dict) -> str:
     return "\n".join(lines + legend(short))
 
 
-def plot(report: dict, path: str) -> None:
-    """A PNG of each pair's win rates and points per hand, with their 95% intervals."""
-    require("matplotlib", "--plot").use("Agg")
-    plt = require("matplotlib.pyplot", "--plot")
-
-    pairs = report["pairs"]
+def side_labels(report: dict) -> dict[str, str]:
+    """A side's name in a report of three or four players (an agent, or a team ``A+A``) -> its label by
+    :func:`short_names`."""
     short = short_names(report["agents"])
-    labels = [f"{short[p['a']]} vs {short[p['b']]}" for p in pairs]
-    y = np.arange(len(pairs))
-    columns = _rate_columns(report["mode"])
-    height = 0.8 / len(columns)
-    fig, (rates, points) = plt.subplots(1, 2, figsize=(11, 1.4 + 0.7 * len(pairs)), sharey=True)
-    for i, (key, title) in enumerate(columns):
-        values = np.array([p[key] for p in pairs])
-        ci = np.array([p[key + "_ci95"] for p in pairs])
-        rates.barh(y + (i - (len(columns) - 1) / 2) * height, values, height=height * 0.95,
-                   xerr=[values - ci[:, 0], ci[:, 1] - values], capsize=3, label=f"{title} win rate")
-    rates.axvline(0.5, color="grey", linewidth=1)
-    rates.set_xlim(0, 1)
-    rates.set_xlabel("A's win rate (95% interval)")
-    rates.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(columns), fontsize="small", frameon=False)
-    values = np.array([p["a_points_per_hand"] for p in pairs])
-    ci = np.array([p["a_points_per_hand_ci95"] for p in pairs])
-    points.barh(y, values, height=0.5, xerr=[values - ci[:, 0], ci[:, 1] - values], capsize=3, color="tab:purple")
-    points.axvline(0, color="grey", linewidth=1)
-    points.set_xlabel("A's points per hand (95% interval)")
-    rates.set_yticks(y, labels)
-    rates.invert_yaxis()
-    mode = report["mode"]
-    fig.suptitle(f"{report['rules']} rules, {pairs[0][mode]} duplicate {mode} per pair, seed {report['seed']}")
-    fig.tight_layout()
-    save_figure(fig, path)
+    if report["players"] == 3:
+        return short
+    return {f"{name}+{name}": f"{label}+{label}" for name, label in short.items()}
 
 
-def save_figure(fig, path: str) -> None:
-    """Write ``fig`` to ``path`` as a PNG and close it; written beside it first and then renamed, so a failure or an
-    interrupt never leaves a half-written plot under the name asked for."""
-    plt = require("matplotlib.pyplot", "--plot")
-    try:
-        with files.atomic_path(path) as temporary:
-            fig.savefig(temporary, dpi=120, format="png")
-    finally:
-        plt.close(fig)
+def _sides_scoreboard(report: dict) -> str:
+    """Three or four players: a row per side of each line-up, its game win rate and points per deal."""
+    what = "tables of three, all three rotations" if report["players"] == 3 else "teams, both seatings"
+    first = report["lineups"][0]
+    label = side_labels(report)
+    lines = [f"{report['rules']} rules, {report['players']} players, {first['games']} {report['mode']} per "
+             f"lineup ({what}), seed {report['seed']}", ""]
+    width = max(len(label[r["side"]]) for t in report["lineups"] for r in t["results"])
+    header = f"{'lineup':<6}  {'agent' if report['players'] == 3 else 'team':<{width}}  {'deals':>6}  " \
+             f"{'game win rate':>22}  {'points/deal':>16}"
+    lines += [header, "-" * len(header)]
+    for number, t in enumerate(report["lineups"], 1):
+        for r in t["results"]:
+            lo, hi = r["points_per_deal_ci95"]
+            lines.append(f"{number:<6}  {label[r['side']]:<{width}}  {r['deals']:>6}  "
+                         f"{_rate(r['win_rate'], r['win_rate_ci95'])}  "
+                         f"{r['points_per_deal']:+6.2f} ± {(hi - lo) / 2:5.2f}")
+    return "\n".join(lines + legend(short_names(report["agents"])))

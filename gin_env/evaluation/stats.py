@@ -1,5 +1,6 @@
-"""The statistics of a duplicate-game evaluation: per-pair rates and points with 95% intervals, and Elo ratings
-(the definitions are in :mod:`gin_env.evaluation`)."""
+"""The statistics of an evaluation: per-pair rates and points with 95% intervals and Elo ratings (two players), per
+side rates and points with 95% intervals (three and four players); the definitions are in :mod:`gin_env.evaluation`
+and :mod:`gin_env.evaluation.formats`."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ ELO_SCALE = 400.0 / math.log(10.0)
 #: whether it was abandoned (R19a).
 POINTS, HANDS, A_WON, B_WON, SCORE, CAPPED, ABANDONED = range(7)
 N_COLUMNS = 7
+#: Columns of a side's numbers in one seating of a game of three or four players: won (0 or 1), its points, and the
+#: hands or deals the game lasted.
+SIDE_WON, SIDE_POINTS, SIDE_DEALS = range(3)
+N_SIDE_COLUMNS = 3
 
 
 def ratio_estimate(numerators: np.ndarray, denominators: np.ndarray) -> tuple[float, float]:
@@ -107,3 +112,15 @@ def fit_elo(names: list[str], results: list[tuple[str, str, float, float]]) -> d
     return {name: float(ELO_MEAN + ELO_SCALE * theta[index[name]]) for name in names}
 
 
+def side_stats(numbers: np.ndarray, side: int) -> dict:
+    """Game win rate and points per deal of one side of a line-up of three or four players, from the line-up's
+    ``(games, seatings, sides, N_SIDE_COLUMNS)`` numbers, with 95% intervals; the game (all its seatings) is the
+    unit."""
+    per_game = numbers[:, :, side, :].sum(axis=1)
+    seatings = numbers.shape[1]
+    wins = per_game[:, SIDE_WON] / seatings
+    rate, rate_var = float(wins.mean()), float(wins.var(ddof=1) / wins.size)
+    ppd, ppd_var = ratio_estimate(per_game[:, SIDE_POINTS], per_game[:, SIDE_DEALS])
+    return {"win_rate": rate, "win_rate_ci95": wilson_interval(rate, rate_var, numbers.shape[0] * seatings),
+            "points_per_deal": ppd, "points_per_deal_ci95": normal_interval(ppd, ppd_var),
+            "deals": int(per_game[:, SIDE_DEALS].sum())}

@@ -14,6 +14,8 @@ import numpy as np
 
 from gin_env.game import cards, engine
 from gin_env.game.engine import HandOutcome, HandState, IllegalActionError
+from gin_env.game.hand_rules import between_hands
+from gin_env.game.hand_rules.knock import NO_PLAYER
 from gin_env.game.rules import Rules
 
 PLAYERS = (0, 1)
@@ -91,14 +93,8 @@ def new_match(rules: Rules, rng: np.random.Generator, *, dealer: int | None = No
 
 
 def next_dealer(rules: Rules, dealer: int, winner: int | None) -> int:
-    """R44: the deal after a scored hand, or after a dead hand or a hand with no winner."""
-    if winner is None:
-        return dealer if rules.dead_hand_dealer == "same" else 1 - dealer
-    if rules.dealer_rotation == "winner":
-        return winner
-    if rules.dealer_rotation == "loser":
-        return 1 - winner
-    return 1 - dealer
+    """R44: the deal after a scored hand, or after a dead hand or a hand with no winner (``winner`` None)."""
+    return between_hands.next_dealer(rules, dealer, NO_PLAYER if winner is None else winner)
 
 
 def record_hand(match: MatchState, outcome: HandOutcome, rng: np.random.Generator | None = None) -> MatchState:
@@ -114,11 +110,11 @@ def record_hand(match: MatchState, outcome: HandOutcome, rng: np.random.Generato
         scores = tuple(s + outcome.points if p == w else s for p, s in enumerate(scores))
         hands_won = tuple(n + 1 if p == w else n for p, n in enumerate(hands_won))
     history = match.history + (outcome,)
-    dead_in_row = match.dead_in_row + 1 if outcome.kind == "dead" else 0
+    dead_in_row = between_hands.dead_in_row_after(match.dead_in_row, outcome.kind == "dead")
     if not match.to_target or (w is not None and scores[w] >= rules.target):
         return dataclasses.replace(match, scores=scores, hands_won=hands_won, hand=None, history=history,
                                    winner=w, over=True, dead_in_row=dead_in_row)
-    if rules.max_dead_hands is not None and dead_in_row >= rules.max_dead_hands:
+    if between_hands.abandons(rules, dead_in_row):
         return dataclasses.replace(match, scores=scores, hands_won=hands_won, hand=None, history=history,
                                    winner=None, over=True, dead_in_row=dead_in_row, abandoned=True)
     if rng is None:

@@ -39,9 +39,9 @@ from numba import njit
 from gin_env.game import cards, engine
 from gin_env.game.actions import N_ACTIONS
 from gin_env.game.cards import NO_CARD
+from gin_env.game.hand_rules.taken_card import kept_card
 from gin_env.game.rules import STOCK_AFTER_DEAL, Rules
 from gin_env.game.solver.kernels import deadwood_of_mask, discard_phase_of_mask
-from gin_env.game.taken_card import kept_card
 
 N_PHASES = len(engine.PHASE_NAMES)
 #: The 52-card planes, in layout order.

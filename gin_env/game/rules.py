@@ -7,7 +7,11 @@ key's name instead of producing a strange game later.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
+
+from gin_env.game.cards import NO_CARD
+from gin_env.game.hand_rules import knock, turn
 
 SHUTOUT_MODES = ("double_game_bonus", "double_hand_points", "double_total", "none")
 DEALER_ROTATIONS = ("winner", "loser", "alternate")
@@ -125,24 +129,26 @@ class Rules:
                    if f.name != "name" and getattr(self, f.name) != getattr(_STANDARD, f.name)]
         return f"rules {self.name!r}" + (f" ({', '.join(changed)})" if changed else "")
 
+    @functools.cached_property
+    def knock_values(self) -> tuple:
+        """The options ``hand_rules.knock`` reads, as its functions take them (computed once per ``Rules``)."""
+        return knock.knock_values(self)
+
+    @functools.cached_property
+    def turn_values(self) -> tuple:
+        """The options ``hand_rules.turn`` reads, as its functions take them (computed once per ``Rules``)."""
+        return turn.turn_values(self)
+
     def hand_knock_limit(self, initial_upcard: int | None) -> int:
-        """The knock limit L of one hand (R20, R46): capped by the initial upcard under Oklahoma."""
+        """The knock limit L of one hand (R20, R46): ``hand_rules.knock.hand_knock_limit`` for an initial upcard
+        (None for none), which must be a card id."""
         if initial_upcard is not None and not 0 <= initial_upcard < 52:
             raise ValueError(f"initial upcard {initial_upcard!r} is not a card id 0..51 (None for no upcard)")
-        if not self.oklahoma or initial_upcard is None:
-            return self.knock_limit
-        rank = initial_upcard % 13
-        if rank == 0:
-            upcard_limit = 0 if self.oklahoma_ace == "gin_only" else 1
-        else:
-            upcard_limit = min(rank + 1, 10)
-        return min(self.knock_limit, upcard_limit)
+        return knock.hand_knock_limit(self.knock_values, NO_CARD if initial_upcard is None else initial_upcard)
 
     def hand_multiplier(self, initial_upcard: int | None) -> int:
         """2 when Oklahoma spade doubling applies to this hand (R47), else 1."""
-        spade = initial_upcard is not None and initial_upcard // 13 == 0
-        return 2 if self.oklahoma and self.oklahoma_spade_double and spade else 1
-
+        return knock.multiplier(self.knock_values, NO_CARD if initial_upcard is None else initial_upcard)
 
 #: The formats of docs/rules.md section 15 by ``players``, as errors and reports name them.
 FORMAT_NAMES = {2: "two players", 3: "three players (R50-R53)", 4: "four players in two teams (R54-R57)"}

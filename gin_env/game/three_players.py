@@ -16,6 +16,7 @@ import numpy as np
 
 from gin_env.game import engine, match
 from gin_env.game.engine import HandOutcome, HandState, IllegalActionError
+from gin_env.game.hand_rules import between_hands
 from gin_env.game.rules import Rules
 
 SEATS = (0, 1, 2)
@@ -99,7 +100,7 @@ def record_hand(game: ThreeState, outcome: HandOutcome, rng: np.random.Generator
     rules = game.rules
     seated = SeatedHand(game.seats, game.dealer, outcome)
     history = game.history + (seated,)
-    dead_in_row = game.dead_in_row + 1 if outcome.kind == "dead" else 0
+    dead_in_row = between_hands.dead_in_row_after(game.dead_in_row, outcome.kind == "dead")
     if outcome.winner is None:
         scores, hands_won, winner, dealer = game.scores, game.hands_won, None, game.dealer
     else:
@@ -109,7 +110,7 @@ def record_hand(game: ThreeState, outcome: HandOutcome, rng: np.random.Generator
     if not game.to_target or (winner is not None and scores[winner] >= rules.target):
         return dataclasses.replace(game, scores=scores, hands_won=hands_won, history=history, winner=winner,
                                    over=True, dead_in_row=dead_in_row)
-    if rules.max_dead_hands is not None and dead_in_row >= rules.max_dead_hands:
+    if between_hands.abandons(rules, dead_in_row):
         return dataclasses.replace(game, scores=scores, hands_won=hands_won, history=history, winner=None,
                                    over=True, dead_in_row=dead_in_row, abandoned=True)
     if rng is None:

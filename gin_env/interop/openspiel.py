@@ -34,7 +34,7 @@ from gin_env.interop.openspiel_history import (
     os_knock_cards,
     pyspiel,
 )
-from gin_env.table.two_players import agent_action
+from gin_env.table.checks import agent_action
 
 
 def play_hand(state, bots, rng: np.random.Generator) -> list[float]:

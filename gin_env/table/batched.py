@@ -16,9 +16,10 @@ import numpy as np
 
 from gin_env.batch.hand_batch import DEAD, NO_PLAYER, HandBatch
 from gin_env.game import cards
+from gin_env.game.hand_rules import between_hands
 from gin_env.game.match import FIXED_FIRST_DEALER
 from gin_env.game.rules import Rules
-from gin_env.table.two_players import check_episode
+from gin_env.table.checks import check_episode
 
 
 class Recorded(NamedTuple):
@@ -80,14 +81,14 @@ class BatchTable:
         won = winner != NO_PLAYER
         self.scores[games[won], winner[won]] += b.points[games[won]]
         self.hands_won[games[won], winner[won]] += 1
-        dead_in_row = np.where(b.kind[games] == DEAD, self.dead_in_row[games] + 1, 0)
+        dead_in_row = between_hands.dead_in_row_after(self.dead_in_row[games], b.kind[games] == DEAD)
         self.dead_in_row[games] = dead_in_row
         if rules.target is None:
             ends = np.ones(games.size, dtype=bool)
             abandoned = np.zeros(games.size, dtype=bool)
         else:
             ends = won & (self.scores[games, np.maximum(winner, 0)] >= rules.target)
-            abandoned = ~ends & (rules.max_dead_hands is not None) & (dead_in_row >= (rules.max_dead_hands or 0))
+            abandoned = ~ends & between_hands.abandons(rules, dead_in_row)
             ends |= abandoned
         done = games[ends]
         totals = self.final_totals(done, winner[ends])
@@ -126,11 +127,4 @@ class BatchTable:
 
 def next_dealers(rules: Rules, dealer: np.ndarray, winner: np.ndarray) -> np.ndarray:
     """R44, as ``match.next_dealer`` for many games (``winner`` is ``NO_PLAYER`` where nobody won)."""
-    no_winner = dealer if rules.dead_hand_dealer == "same" else 1 - dealer
-    if rules.dealer_rotation == "winner":
-        scored = winner
-    elif rules.dealer_rotation == "loser":
-        scored = 1 - winner
-    else:
-        scored = 1 - dealer
-    return np.where(winner == NO_PLAYER, no_winner, scored)
+    return between_hands.next_dealer(rules, dealer, winner)

@@ -1,15 +1,16 @@
-"""The table of the formats of docs/rules.md section 15: three players, four players in two teams, rooms.
+"""The tables of the formats of docs/rules.md section 15: three players, four players in two teams, rooms.
 
-``table.Table`` is the two-player game; this module gives the three formats the same agents' interface
-(``n_agents``, ``actor``, ``agent_view``, ``agent_points``, ``agent_info``, ``play``, ``deal``, ``over``, ``state``,
-``match``, ``text``), so that the PettingZoo env and ``GinRummy-v0`` play every format through one code path. An
-agent is a seat (three or four players) or a member of a seat (rooms). It owns, per format, which agent acts next,
-what each agent sees (the view of the hand its seat plays, R59; None for a seat that sits the hand out), each
-agent's reward for a step and the infos. The rules are ``three_players``', ``four_players``' and ``room``'s.
+``two_players.Table`` is the two-player game; the tables here satisfy the same interface (``protocol.GameTable``),
+so that the PettingZoo env, ``GinRummy-v0``, the terminal game and the evaluation play every format through one code
+path. An agent is a seat (three or four players) or a member of a seat (rooms). Each table owns, for its format,
+which agent acts next, what each agent sees (the view of the hand its seat plays, R59; None for a seat that sits the
+hand out), each agent's reward for a step, the infos, the text, and where a single learner's others sit. The rules
+are ``three_players``', ``four_players``' and ``room``'s.
 
-The two tables of a four-player deal are played one action at a time, interleaved: the next action is at the table
-that has taken fewer actions in this deal (table 0, seat 0's, on a tie), so the two alternate while both are in
-play and the one still in play finishes alone; the deal's result is paid when both have finished.
+A four-player deal is two hands, one per pairing (R54 plays them at two tables), taken one action at a time,
+interleaved: the next action is in the pairing that has taken fewer actions in this deal (pairing 0, seat 0's, on a
+tie), so the two alternate while both are in play and the one still in play finishes alone; the deal's result is
+paid when both have finished.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from gin_env.game import cards, engine, four_players, three_players
 from gin_env.game.observation import PlayerView, view
 from gin_env.game.room import RoomTurns, check_room
 from gin_env.game.rules import Rules, format_name
-from gin_env.table.two_players import Table, check_episode, counted, integer
+from gin_env.table.checks import check_episode, integer
+from gin_env.table.protocol import HandRecord, Scene, not_offered
+from gin_env.table.two_players import Table, counted
 
 #: How a team's own side and the other are named in its match info (four players).
 TEAM_SIDES = ("own team", "other team")
@@ -62,10 +65,44 @@ def _seat_outcome(outcome: engine.HandOutcome, seats: tuple[int, int], points: i
             "defender_deadwood": outcome.defender_deadwood}
 
 
-class ThreeTable:
+class FormatTable:
+    """What the tables of this module share for a single-agent env: the text names each agent by its agent's class,
+    a reset fixes no deal, and neither a replay nor a picture is offered (both show one two-player hand from one
+    player's side, and a hand here has several agents to it or is one of several at once)."""
+
+    deal_options: tuple[str, ...] = ()
+    render_modes = ("ansi",)
+
+    @property
+    def name(self) -> str:
+        return format_name(self.rules.players)
+
+    def legal_mask(self) -> np.ndarray:
+        return engine.legal_mask(self.state)
+
+    def check_deal(self) -> dict:
+        return {}
+
+    def deal_for(self, seat: int, rng: np.random.Generator) -> None:
+        self.deal(rng)
+
+    def learner_text(self, learner: int, others: dict, last_outcome: dict | None) -> str:
+        """:meth:`text`, the learner named ``learner-i`` and every other agent ``Class-i`` (its agent's class)."""
+        return self.text([f"{'learner' if i == learner else type(others[i]).__name__}-{i}"
+                          for i in range(self.n_agents)])
+
+    def last_hand(self, learner: int) -> HandRecord:
+        raise not_offered(self, "replay()")
+
+    def scene(self, learner: int) -> Scene:
+        raise not_offered(self, "render_mode='rgb_array'")
+
+
+class ThreeTable(FormatTable):
     """Three players (R50-R53): an agent per seat; the seat that deals sits the hand out and sees nothing."""
 
     n_agents = 3
+    learner_seats = 3
 
     def __init__(self, rules: Rules, episode: str) -> None:
         check_episode(episode)
@@ -94,6 +131,7 @@ class ThreeTable:
     def actor(self) -> int:
         return self.game.seats[self.game.hand.current]
 
+    @property
     def scores(self) -> tuple[int, int, int]:
         """Scores by seat; zeros in a single-hand episode."""
         return self.game.scores if self.episode == "match" else (0, 0, 0)
@@ -103,7 +141,7 @@ class ThreeTable:
         g = self.game
         if agent not in g.seats:
             return None
-        scores = self.scores()
+        scores = self.scores
         return view(g.hand, g.seats.index(agent), tuple(scores[s] for s in g.seats))
 
     def play(self, action: int, rng: np.random.Generator) -> three_players.SeatedHand | None:
@@ -141,42 +179,54 @@ class ThreeTable:
                  f"to act: {names[self.actor]}"]
         for seat in three_players.SEATS:
             hand = "deals, sits out" if seat == g.dealer else cards.to_str(s.hands[g.seats.index(seat)])
-            lines.append(f"  {names[seat]:<12} {hand:<32} score {self.scores()[seat]}")
+            lines.append(f"  {names[seat]:<12} {hand:<32} score {self.scores[seat]}")
         top = cards.card_str(s.pile[-1]) if s.pile else "--"
         lines.append(f"  discard pile: top {top}, {counted(len(s.pile), 'card')}   "
                      f"stock: {counted(engine.stock_size(s), 'card')}")
         return "\n".join(lines)
 
 
-class FourTable:
-    """Four players in two teams (R54-R57): an agent per seat; each sees its own table's hand, with the team scores
-    (own first) over ``team_target``; rewards are the deal's netted team result, paid when both tables are done."""
+    def seating(self, seat: int) -> tuple[int, dict[str, list[int]]]:
+        """The learner's opponents: the seat at its left (seat + 1), then seat + 2."""
+        return seat, {"opponents": [(seat + 1) % 3, (seat + 2) % 3]}
+
+    def deal_for(self, seat: int, rng: np.random.Generator) -> None:
+        """:meth:`deal`; a hand episode is one hand the learner plays, so one of the other two seats deals it and sits
+        it out."""
+        self.deal(rng, dealer=(seat + 1 + int(rng.integers(2))) % 3 if self.episode == "hand" else None)
+
+
+class FourTable(FormatTable):
+    """Four players in two teams (R54-R57): an agent per seat; each sees the hand of its own pairing, with the team
+    scores (own first) over ``team_target``; rewards are the deal's netted team result, paid when both pairings'
+    hands are done."""
 
     n_agents = 4
+    learner_seats = 4
 
     def __init__(self, rules: Rules, episode: str) -> None:
         check_episode(episode)
         self.rules = rules
         self.episode = episode
         self.game: four_players.FourState | None = None
-        #: Actions taken at each table in the deal in play (the interleaving of the module docstring).
+        #: Actions taken in each pairing in the deal in play (the interleaving of the module docstring).
         self._moves = [0, 0]
 
     def deal(self, rng: np.random.Generator, *, decks=None) -> None:
-        """Start the episode's game and its first deal; ``decks`` (one per table) fix it."""
+        """Start the episode's game and its first deal; ``decks`` (one per pairing) fix it."""
         self.game = four_players.new_game(self.rules, rng, decks=decks, single_deal=self.episode == "hand")
         self._moves = [0, 0]
 
     @property
-    def table(self) -> int:
-        """The table whose hand takes the next action."""
-        live = [t for t in four_players.TABLES if self.game.results[t] is None]
-        return min(live, key=lambda t: (self._moves[t], t)) if live else 0
+    def pairing(self) -> int:
+        """The pairing whose hand takes the next action."""
+        live = [p for p in four_players.PAIRINGS if self.game.results[p] is None]
+        return min(live, key=lambda p: (self._moves[p], p)) if live else 0
 
     @property
     def state(self) -> engine.HandState | None:
-        """The hand of the table to act next (of table 0 once the game is over)."""
-        return None if self.game is None else self.game.hands[self.table]
+        """The hand of the pairing to act next (of pairing 0 once the game is over)."""
+        return None if self.game is None else self.game.hands[self.pairing]
 
     @property
     def match(self) -> four_players.FourState | None:
@@ -188,25 +238,26 @@ class FourTable:
 
     @property
     def actor(self) -> int:
-        t = self.table
-        return self.game.seats[t][self.game.hands[t].current]
+        p = self.pairing
+        return self.game.seats[p][self.game.hands[p].current]
 
+    @property
     def scores(self) -> tuple[int, int]:
         """Team scores; zeros in a single-deal episode."""
         return self.game.scores if self.episode == "match" else (0, 0)
 
     def agent_view(self, agent: int) -> PlayerView:
-        """The view of ``agent``'s table's hand; its scores are the teams' (own first) over ``team_target``."""
+        """The view of the hand of ``agent``'s pairing; its scores are the teams' (own first) over ``team_target``."""
         g = self.game
-        t = g.table_of(agent)
-        # The team-0 seat is engine player 0 at both tables, so the team scores are indexed by engine player.
-        return view(g.hands[t], g.seats[t].index(agent), self.scores())._replace(target=self.rules.team_target)
+        p = g.pairing_of(agent)
+        # The team-0 seat is engine player 0 in both pairings, so the team scores are indexed by engine player.
+        return view(g.hands[p], g.seats[p].index(agent), self.scores)._replace(target=self.rules.team_target)
 
     def play(self, action: int, rng: np.random.Generator) -> four_players.Deal | None:
-        """Apply the action at the table to act; the deal that ended with it (scored, the next one dealt), or None."""
-        t, before = self.table, len(self.game.history)
-        self.game = four_players.step(self.game, t, action, rng)
-        self._moves[t] += 1
+        """Apply the action in the pairing to act; the deal that ended with it (scored, the next one dealt), or None."""
+        p, before = self.pairing, len(self.game.history)
+        self.game = four_players.step(self.game, p, action, rng)
+        self._moves[p] += 1
         if len(self.game.history) == before:
             return None
         self._moves = [0, 0]
@@ -223,9 +274,9 @@ class FourTable:
         return (totals[own] - totals[1 - own]) - (scores[own] - scores[1 - own])
 
     def agent_info(self, deal: four_players.Deal, agent: int, sides: tuple[str, str]) -> dict:
-        """``deal``: its number, the team's netted ``points`` and each table's outcome with seat numbers; once a
-        match is over, ``match``: team scores and final totals (own team first), the winner (``TEAM_SIDES``), the
-        deals and ``abandoned``."""
+        """``deal``: its number, the team's netted ``points`` and each pairing's outcome with seat numbers (under
+        ``tables``: R54 plays the pairings at two tables); once a match is over, ``match``: team scores and final
+        totals (own team first), the winner (``TEAM_SIDES``), the deals and ``abandoned``."""
         own = four_players.team(agent)
         tables = [_seat_outcome(o, seats, o.player_points(seats.index(agent)) if agent in seats else 0)
                   for o, seats in zip(deal.outcomes, deal.seats)]
@@ -243,24 +294,33 @@ class FourTable:
         g = self.game
         lines = [f"Gin Rummy, four players [{self.rules.name}]  deal {g.deal}  team scores {g.scores[0]}-"
                  f"{g.scores[1]} (to {self.rules.team_target})  to act: {names[self.actor]}"]
-        for t, (hand, seats) in enumerate(zip(g.hands, g.seats)):
-            lines.append(f"  table {t}: phase {engine.PHASE_NAMES[hand.phase]}, stock {engine.stock_size(hand)}")
+        for pairing, (hand, seats) in enumerate(zip(g.hands, g.seats)):
+            lines.append(f"  table {pairing}: phase {engine.PHASE_NAMES[hand.phase]}, stock {engine.stock_size(hand)}")
             for p, seat in enumerate(seats):
                 dealer = " (dealer)" if p == hand.dealer else ""
                 lines.append(f"    {names[seat] + dealer:<22} {cards.to_str(hand.hands[p])}")
         return "\n".join(lines)
 
+    def seating(self, seat: int) -> tuple[int, dict[str, list[int]]]:
+        """The learner's opponents at seat + 1 and seat + 3, its partner opposite (seat + 2, R54)."""
+        return seat, {"opponents": [(seat + 1) % 4, (seat + 3) % 4], "partner": [(seat + 2) % 4]}
 
-class RoomTable(Table):
+
+class RoomTable(FormatTable, Table):
     """A room (R58-R59): the two-player game of ``Table``, its seats held by ``room`` = (k0, k1) members who take
     the seat's turns in order, across the hands of the game. Agent ``i`` is member ``i`` of seat 0 for ``i < k0``,
-    else member ``i - k0`` of seat 1; every member sees the seat's view and gets the seat's points."""
+    else member ``i - k0`` of seat 1; every member sees the seat's view and gets the seat's points. A single-agent
+    env frames it as the other formats do (``FormatTable``)."""
 
     def __init__(self, rules: Rules, episode: str, room: tuple[int, int]) -> None:
         super().__init__(rules, episode)
         self.room = check_room(room)
         self.n_agents = sum(self.room)
         self.turns = RoomTurns(self.room)
+
+    @property
+    def name(self) -> str:
+        return format_name(self.rules.players, self.room)
 
     def seat_of(self, agent: int) -> int:
         return 0 if agent < self.room[0] else 1
@@ -299,3 +359,9 @@ class RoomTable(Table):
     def text(self, names, **kwargs) -> str:
         """``Table.text`` with the seats named, then the member to act (``names``: by agent)."""
         return super().text(tuple(f"seat {s}" for s in (0, 1)), **kwargs) + f"\n  member to act: {names[self.actor]}"
+
+    def seating(self, seat: int) -> tuple[int, dict[str, list[int]]]:
+        """The learner is the first member of ``seat``; its teammates the seat's other members in order, its
+        opponents the other seat's members."""
+        return self.agent_of(seat, 0), {"teammates": [self.agent_of(seat, m) for m in range(1, self.room[seat])],
+                                        "opponents": [self.agent_of(1 - seat, m) for m in range(self.room[1 - seat])]}

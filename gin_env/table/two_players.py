@@ -1,153 +1,30 @@
-"""The framing every adapter shares: a game at a table, seat by seat.
+"""Two players at a table: the game of one episode, seat by seat, for the envs and game loops over it.
 
-This module owns what lies between the rules (``engine``, ``match``) and an env's API: the episode kind (a single
-hand is a match of one hand, ``match.new_match(single_hand=True)``, so both kinds take one code path), who acts
-next, what each seat sees, each seat's reward for a step (hand points, and the end-of-game bonuses on the step that
-ends the game), the outcome and match dicts of ``info``, the ansi text, and the checks of the arguments the envs
-share. ``GinRummyEnv`` (one learner, the opponent inside ``step``) and the PettingZoo env (one agent per seat) are
-thin adapters over :class:`Table`; ``batch_table`` is its batched twin for the vector env.
-
-The formats of docs/rules.md section 15 (three players, four players in two teams, rooms) are ``format_table``'s
-tables, with the agents' interface of :class:`Table` (``n_agents``, ``actor``, ``agent_view``, ``agent_points``,
-``agent_info``): every hand stays a two-player engine hand, and the adapters play every format through that one
-interface.
+This module owns what lies between the two-player rules (``engine``, ``match``) and an env's API: the episode kind
+(a single hand is a match of one hand, ``match.new_match(single_hand=True)``, so both kinds take one code path), who
+acts next, what each seat sees, each seat's reward for a step (hand points, and the end-of-game bonuses on the step
+that ends the game), the outcome and match dicts of ``info``, the ansi text, and the two-player capabilities: the
+record of each hand for a replay and the scene of a picture. :class:`Table` satisfies ``protocol.GameTable``, the
+interface the formats' tables (``formats``) share; ``batched`` is its batched twin for the vector env.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
-import operator
-
 import numpy as np
 
 from gin_env.game import cards, engine, match
-from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import PlayerView, view
-from gin_env.game.rules import Rules
+from gin_env.game.rules import Rules, format_name
+from gin_env.table.checks import check_episode, seat_or_none
+from gin_env.table.protocol import HandRecord, Scene
 
-EPISODES = ("hand", "match")
-ILLEGAL_ACTION_MODES = ("penalize", "raise")
-#: Reward of an illegal action under ``illegal_action="penalize"``, whatever ``reward_scale`` is.
-ILLEGAL_ACTION_REWARD = -1.0
 #: Labels of a hand outcome's sides, from the seat it is told to: its own, the other.
 OUTCOME_SIDES = ("learner", "opponent")
-#: Deals ``reset`` tries for one in which the learner gets a decision, before it gives up (some rules end every deal
-#: first: a fixed dealer under ``deal_mode="eleven"`` and ``max_turns=1``, say).
-MAX_REDEALS = 1_000
-
-
-# -----------------------------------------------------------------------------------------------------------------
-# Argument checks
-# -----------------------------------------------------------------------------------------------------------------
-
-def check_env_args(episode: str, reward_scale: float, illegal_action: str, max_steps: int | None) -> int | None:
-    """Validate the arguments of the single-agent envs (scalar and vector); each error names its argument. Returns
-    ``max_steps`` as an int (or None)."""
-    check_episode(episode)
-    if illegal_action not in ILLEGAL_ACTION_MODES:
-        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-    check_reward_scale(reward_scale)
-    return None if max_steps is None else positive_int(max_steps, "max_steps")
-
-
-def integer(value, name: str) -> int:
-    """``value`` as an int: any integer type is accepted (numpy's too); a bool, a float (even ``2.0``) or anything
-    else raises ``TypeError`` naming the argument ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    return int(value)
-
-
-def positive_int(value, name: str) -> int:
-    """``value`` as an int >= 1 (:func:`integer`'s types; ``ValueError`` naming ``name`` below 1)."""
-    n = integer(value, name)
-    if n < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return n
-
-
-def check_episode(episode: str) -> None:
-    if episode not in EPISODES:
-        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-
-
-def check_reward_scale(reward_scale) -> float:
-    """``reward_scale`` as a float: a finite positive real number (an infinite scale would make every reward 0)."""
-    if isinstance(reward_scale, bool) or not isinstance(reward_scale, numbers.Real):
-        raise TypeError(f"reward_scale must be a positive real number, got {reward_scale!r}")
-    scale = float(reward_scale)
-    if not (math.isfinite(scale) and scale > 0):
-        raise ValueError(f"reward_scale must be finite and positive, got {reward_scale!r}")
-    return scale
-
-
-def check_render_mode(render_mode: str | None, modes: list[str]) -> None:
-    if render_mode is not None and render_mode not in modes:
-        raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
-
-
-def seat_or_none(value, name: str) -> int | None:
-    """A seat argument: None, or 0 or 1 as any integer type (``engine.player_index`` names ``name`` on errors)."""
-    return None if value is None else engine.player_index(value, name)
-
-
-def no_decision_error(rules: Rules) -> ValueError:
-    """The error of a ``reset`` that dealt ``MAX_REDEALS`` times and never reached the learner's first decision."""
-    return ValueError(f"no deal reached the learner's first decision in {MAX_REDEALS:,} deals under "
-                      f"{rules.describe()}: the other players end every episode before the learner acts; change the "
-                      "rules (max_turns, knock_limit, deal_mode, first_dealer) or learner_seat")
 
 
 def counted(n: int, noun: str) -> str:
     """``n`` and ``noun``, plural unless ``n`` is 1: "1 card", "0 cards", "31 cards"."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def resolve_rules(rules: str | Rules) -> Rules:
-    """A ``Rules`` from a preset name or a ``Rules``."""
-    if isinstance(rules, Rules):
-        return rules
-    if isinstance(rules, str):
-        return Rules.preset(rules)
-    raise TypeError(f"rules must be a preset name or a Rules, got {type(rules).__name__}")
-
-
-def action_id(action) -> int:
-    """One action as an int id: a python or numpy integer, or a 0-d integer array. The rule every env shares: a
-    float (even 1.0), NaN, a string, a bool or anything else raises ``TypeError``, an array of another shape
-    ``ValueError``; an integer that is out of range or not legal is an illegal action, which the env handles."""
-    if type(action) is int:  # the common case, on every step of every env: answered before the checks
-        return action
-    if isinstance(action, np.ndarray):
-        if action.shape != ():
-            raise ValueError(f"an action must be one integer, got an array of shape {action.shape}")
-        action = action[()]
-    if isinstance(action, (bool, np.bool_)):
-        raise TypeError(f"an action must be an integer action id, got {action!r}")
-    try:
-        return operator.index(action)
-    except TypeError:
-        raise TypeError(f"an action must be an integer action id, got {action!r} ({type(action).__name__})") from None
-
-
-class AgentActionError(TypeError):
-    """An agent's ``act`` answered with something other than one integer action id; the message names the agent."""
-
-
-def agent_action(agent, action, role: str = "agent") -> int:
-    """The action an agent (an opponent, a seat's agent, a bot) answered, as an int id by :func:`action_id`'s rule;
-    anything else raises :class:`AgentActionError` naming the ``role`` and the ``agent``, never coerced
-    (``int(1.7)`` would play 1)."""
-    try:
-        return action_id(action)
-    except (TypeError, ValueError) as error:
-        raise AgentActionError(f"{role} {agent!r}: {error}") from None
-
-
-def is_legal(action: int, legal_mask: np.ndarray) -> bool:
-    """An action id in range and legal in ``legal_mask`` (a view's, or the engine's)."""
-    return 0 <= action < N_ACTIONS and bool(legal_mask[action])
 
 
 # -----------------------------------------------------------------------------------------------------------------
@@ -166,37 +43,41 @@ def outcome_info(outcome: engine.HandOutcome, player: int) -> dict:
             "knocker_deadwood": outcome.knocker_deadwood, "defender_deadwood": outcome.defender_deadwood}
 
 
-class AtTable:
-    """What an adapter over a :class:`Table` (its ``table``) shows of the game as attributes."""
-
-    table: Table
-
-    @property
-    def state(self) -> engine.HandState | None:
-        """The hand in play (the last one once the episode is over); None before the first deal."""
-        return self.table.state
-
-    @property
-    def match(self) -> match.MatchState | None:
-        """The game to the target with ``episode="match"``; None for single hands."""
-        return self.table.match
-
-
 class Table:
     """One game of ``rules`` for two seats, dealt again by :meth:`deal`: ``episode="hand"`` plays one hand,
     ``"match"`` a game to the target. Seat ``p`` is player ``p`` of the engine."""
+
+    #: Agents at the table: one per seat.
+    n_agents = 2
+    learner_seats = 2
+    deal_options = ("deck", "dealer")
+    render_modes = ("ansi", "rgb_array")
 
     def __init__(self, rules: Rules, episode: str) -> None:
         check_episode(episode)
         self.rules = rules
         self.episode = episode
         self.game: match.MatchState | None = None
+        # For last_hand(): the hand in play as (its deal, match scores before it, its number in the game, the actions
+        # of both players so far), and the last finished hand of the episode as the same tuple.
+        self._hand: tuple[engine.HandState, tuple[int, int], int | None, list[int]] | None = None
+        self._finished: tuple[engine.HandState, tuple[int, int], int | None, list[int]] | None = None
+
+    @property
+    def name(self) -> str:
+        return format_name(self.rules.players)
 
     # --- the state --------------------------------------------------------------------------------------------------
 
     def deal(self, rng: np.random.Generator, *, deck=None, dealer: int | None = None) -> None:
         """Start the episode's game and deal its first hand; ``deck`` and ``dealer`` fix that hand."""
         self.game = match.new_match(self.rules, rng, dealer=dealer, deck=deck, single_hand=self.episode == "hand")
+        self._finished = None
+        self._start_hand()
+
+    def _start_hand(self) -> None:
+        """Start recording the hand now in play (just dealt) for :meth:`last_hand`."""
+        self._hand = (self.game.hand, self.scores, self.hand_number, [])
 
     @property
     def state(self) -> engine.HandState | None:
@@ -211,11 +92,6 @@ class Table:
     @property
     def over(self) -> bool:
         return self.game.over
-
-    @property
-    def current(self) -> int:
-        """The seat to act."""
-        return self.state.current
 
     @property
     def scores(self) -> tuple[int, int]:
@@ -239,7 +115,13 @@ class Table:
         ``rng`` if the game goes on), else None."""
         hands_before = len(self.game.history)
         self.game = match.step(self.game, action, rng)
-        return self.game.history[-1] if len(self.game.history) > hands_before else None
+        # Recorded once the engine has accepted it: a refused action is no part of the replay.
+        self._hand[3].append(action)
+        if len(self.game.history) == hands_before:
+            return None
+        self._finished = self._hand
+        self._start_hand()
+        return self.game.history[-1]
 
     def points(self, outcome: engine.HandOutcome | None, seat: int) -> int:
         """``seat``'s signed points for a step: the hand's points if one ended, and once the game is over, the
@@ -252,19 +134,20 @@ class Table:
         totals, scores, other = match.final_totals(self.game), self.game.scores, 1 - seat
         return (totals[seat] - totals[other]) - (scores[seat] - scores[other])
 
-    # --- the agents' interface every format shares (``format_table``); here an agent is a seat ---------------------
-
-    #: Agents at the table: one per seat.
-    n_agents = 2
+    # --- the agents' interface every format shares (``protocol.GameTable``); here an agent is a seat ---------------
 
     @property
     def actor(self) -> int:
         """The agent to act: the seat to act."""
-        return self.state.current
+        # The game's hand read directly, here and below: an env asks these once per action.
+        return self.game.hand.current
+
+    def legal_mask(self) -> np.ndarray:
+        return engine.legal_mask(self.game.hand)
 
     def agent_view(self, agent: int) -> PlayerView:
         """What ``agent`` may know now: its seat's view."""
-        return self.view(agent)
+        return view(self.game.hand, agent, self.scores)
 
     def agent_points(self, outcome: engine.HandOutcome, agent: int) -> int:
         """``agent``'s points for a step that ended a hand: :meth:`points`."""
@@ -325,3 +208,34 @@ class Table:
             o = last_outcome
             lines.append(f"  last hand: {o['kind']}, winner {o['winner']}, {names[me]} points {o['points']:+d}")
         return "\n".join(lines)
+
+    # --- one learner, the opponent inside the env's step ------------------------------------------------------------
+
+    def seating(self, seat: int) -> tuple[int, dict[str, list[int]]]:
+        """The learner is the agent of ``seat``, the opponent the other seat's."""
+        return seat, {"opponent": [1 - seat]}
+
+    def check_deal(self, *, deck=None, dealer=None) -> dict:
+        """``deck`` as 52 card ids (ids or names, top first, R10) and ``dealer`` as 0, 1 or None; errors name them."""
+        return {"deck": None if deck is None else engine.deck_ids(deck), "dealer": seat_or_none(dealer, "dealer")}
+
+    def deal_for(self, seat: int, rng: np.random.Generator, **fixed) -> None:
+        """:meth:`deal`: either seat plays every hand."""
+        self.deal(rng, **fixed)
+
+    def learner_text(self, learner: int, others: dict, last_outcome: dict | None) -> str:
+        """:meth:`text` from ``learner``'s seat, the seats named learner and opponent."""
+        names = OUTCOME_SIDES if learner == 0 else OUTCOME_SIDES[::-1]
+        return self.text(names, viewer=learner, deadwood=self.view(learner).deadwood, last_outcome=last_outcome)
+
+    def last_hand(self, learner: int) -> HandRecord:
+        """The last finished hand of the episode, its players named learner and opponent by ``learner``'s seat."""
+        if self._finished is None:
+            raise RuntimeError("no hand has finished in this episode yet: replay() returns the last finished hand")
+        start, scores, number, hand_actions = self._finished
+        players = OUTCOME_SIDES if learner == 0 else OUTCOME_SIDES[::-1]
+        return HandRecord(start, tuple(hand_actions), players, number, scores)
+
+    def scene(self, learner: int) -> Scene:
+        scores = self.scores
+        return Scene(self.state, learner, None if self.match is None else (scores[learner], scores[1 - learner]))

@@ -36,9 +36,11 @@ from gin_env.game.engine.state import (
     _pair,
     upcard_or_none,
 )
+from gin_env.game.hand_rules import turn
+from gin_env.game.hand_rules.knock import big_gin_legal
+from gin_env.game.hand_rules.taken_card import kept_card
 from gin_env.game.rules import Rules
 from gin_env.game.solver.kernels import deadwood_of_mask, discard_phase_of_mask
-from gin_env.game.taken_card import kept_card
 
 # ---------------------------------------------------------------------------------------------------------------
 # Deal
@@ -61,7 +63,7 @@ def new_hand(rules: Rules, rng: np.random.Generator | None = None, *, dealer: in
     non_dealer_hand = cards.to_mask(deck[0:DEALT:2])
     dealer_hand = cards.to_mask(deck[1:DEALT:2])
     upcard = deck[DEALT]
-    if rules.deal_mode == "eleven":
+    if rules.turn_values[turn.ELEVEN_DEAL]:
         # RLCard: the 21st card goes to the non-dealer, who opens by discarding; no upcard, no offer.
         non_dealer_hand |= 1 << upcard
         pile: tuple[int, ...] = ()
@@ -131,7 +133,7 @@ def _wall_take_can_end(state: HandState) -> bool:
     top = state.pile[-1]
     _, _, knock_cards, all_melded = discard_phase_of_mask(
         state.hands[state.current] | (1 << top), kept_card(state.rules.discard_taken_card, top), state.knock_limit)
-    return knock_cards != 0 or (state.rules.big_gin_bonus is not None and all_melded)
+    return turn.wall_take_allowed(knock_cards, big_gin_legal(state.rules.knock_values, all_melded))
 
 
 def legal_mask(state: HandState) -> np.ndarray:
@@ -160,7 +162,7 @@ def _discard_phase_mask(state: HandState) -> np.ndarray:
     movable = hand & ~(1 << blocked) if blocked != NO_CARD else hand
     # The solve already leaves the blocked card out of the knock cards.
     bits = knock_cards << KNOCK_BASE if state.must_knock else movable << DISCARD_BASE | knock_cards << KNOCK_BASE
-    if all_melded and state.rules.big_gin_bonus is not None:
+    if big_gin_legal(state.rules.knock_values, all_melded):
         bits |= 1 << BIG_GIN
     return actions.mask_of_bits(bits)
 
@@ -248,7 +250,7 @@ def _step_offer(state: HandState, action: int) -> HandState:
 
 def _step_draw(state: HandState, action: int) -> HandState:
     """R15: draw the top stock card (not from the wall, R36) or take the top discard (not after R13c)."""
-    if action == DRAW_STOCK and stock_size(state) > state.rules.wall:
+    if action == DRAW_STOCK and turn.can_draw_stock(state.rules.turn_values, stock_size(state)):
         p = state.current
         drawn = state.deck[state.stock_top]
         declined = state.declined
@@ -260,8 +262,7 @@ def _step_draw(state: HandState, action: int) -> HandState:
                           s.turns, s.known, s.discarded, declined, s.outcome, s.upcard_draws, s.returns)
     if action == TAKE_DISCARD and state.pile and not state.both_passed:
         draws = state.upcard_draws + 1
-        limit = state.rules.max_upcard_draws
-        if limit is not None and draws >= limit:
+        if turn.upcard_take_ends(state.rules.turn_values, draws):
             # R60: the take that would reach the cap ends the hand instead; the card stays on the pile.
             return dataclasses.replace(state, phase=OVER, upcard_draws=draws, outcome=DEAD_OUTCOME)
         return _take_pile(state, must_knock=False, upcard_draws=draws)
@@ -272,7 +273,7 @@ def _step_discard_phase(state: HandState, action: int) -> HandState:
     """R16: with 11 cards, discard, knock (R20) or declare big gin (R24)."""
     hand = state.hands[state.current]
     if action == BIG_GIN:
-        if state.rules.big_gin_bonus is not None and deadwood_of_mask(hand) == 0:
+        if big_gin_legal(state.rules.knock_values, deadwood_of_mask(hand) == 0):
             return _end_by_knock(state, hand, NO_CARD)
         raise _illegal(state, action)
     if actions.is_discard(action) or actions.is_knock(action):
@@ -293,25 +294,19 @@ def _discard(state: HandState, c: int) -> HandState:
     p = state.current
     bit = 1 << c
     turns = state.turns + 1
-    rules = state.rules
-    # R61: a return puts back the card just taken from the pile; any other discard breaks the run of returns.
-    returns = state.returns + 1 if c == state.taken else 0
-    # The turn cap (R19) and the second return in a row (R61) end the hand outright, before the wall could offer
-    # anything (R38).
-    capped = rules.max_turns is not None and turns >= rules.max_turns
-    if capped:
-        phase = OVER
-    elif rules.repeat_discard_ends and returns >= 2:
-        phase = OVER
-    elif stock_size(state) <= rules.wall:
-        phase = WALL if rules.wall_upcard_knock else OVER
-    else:
-        phase = DRAW
+    returns = turn.returns_after(state.returns, c, state.taken)
+    after = turn.after_discard(state.rules.turn_values, turns, returns, stock_size(state))
+    phase = _PHASE_AFTER_DISCARD[after]
     s = state
     return _new_state(s.rules, s.deck, _pair(s.hands, p, s.hands[p] ^ bit), s.stock_top, s.pile + (c,), s.dealer,
                       1 - p, phase, NO_CARD, s.both_passed, s.must_knock, s.initial_upcard, s.knock_limit, turns,
                       _pair(s.known, p, s.known[p] & ~bit), _pair(s.discarded, p, s.discarded[p] | bit), s.declined,
-                      None if phase != OVER else CAPPED_OUTCOME if capped else DEAD_OUTCOME, s.upcard_draws, returns)
+                      _OUTCOME_AFTER_DISCARD[after], s.upcard_draws, returns)
+
+
+_PHASE_AFTER_DISCARD = {turn.NEXT_TURN: DRAW, turn.WALL_OFFER: WALL, turn.DEAD_HAND: OVER, turn.CAPPED: OVER}
+_OUTCOME_AFTER_DISCARD = {turn.NEXT_TURN: None, turn.WALL_OFFER: None, turn.DEAD_HAND: DEAD_OUTCOME,
+                          turn.CAPPED: CAPPED_OUTCOME}
 
 
 def _step_wall(state: HandState, action: int) -> HandState:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gin_env.game import cards, solver
+from gin_env.game.cards import NO_CARD
+from gin_env.game.hand_rules import knock
 from gin_env.game.rules import HAND_SIZE, Rules
 
 
@@ -25,6 +27,10 @@ class KnockResult:
     layoff_melds: tuple[tuple[int, ...], ...]
 
 
+#: ``score_knock`` plays the knocker as player 0 of ``knock.knock_outcome``; the winner's names by its result.
+_KNOCKER = 0
+_WINNER_NAMES = {_KNOCKER: "knocker", 1 - _KNOCKER: "defender", knock.NO_PLAYER: None}
+
 
 def score_knock(knocker_hand10, defender_hand10, rules: Rules, *, upcard: int | None = None,
                 arrangement=None) -> KnockResult:
@@ -39,9 +45,9 @@ def score_knock(knocker_hand10, defender_hand10, rules: Rules, *, upcard: int | 
         raise ValueError(f"the defender must hold {HAND_SIZE} cards, got {defender.bit_count()}")
     if knocker & defender:
         raise ValueError(f"knocker and defender share cards: {cards.to_str(knocker & defender)}")
-    multiplier = rules.hand_multiplier(upcard)
+    upcard_id = NO_CARD if upcard is None else upcard
     if knocker.bit_count() == HAND_SIZE + 1:
-        return _score_big_gin(knocker, defender, rules, multiplier, arrangement)
+        return _score_big_gin(knocker, defender, rules, upcard_id, arrangement)
     if knocker.bit_count() != HAND_SIZE:
         raise ValueError(f"the knocker must hold {HAND_SIZE} cards (or 11 for big gin), got {knocker.bit_count()}")
     show = solver.showdown(knocker, defender, layoffs=rules.layoffs, arrangement=arrangement)
@@ -49,22 +55,15 @@ def score_knock(knocker_hand10, defender_hand10, rules: Rules, *, upcard: int | 
     k, f = show.knocker_deadwood, show.defender_deadwood
     if k > limit:
         raise ValueError(f"knocker deadwood {k} exceeds the knock limit {limit} of this hand (R20, R46)")
-    if show.gin:
-        kind, winner, points = "gin", "knocker", f + rules.gin_bonus
-    elif f > k:
-        kind, winner, points = "knock", "knocker", f - k
-    elif f == k and not rules.undercut_on_tie:
-        kind, winner, points = "tie", None, 0
-    else:
-        kind, winner, points = "undercut", "defender", k - f + rules.undercut_bonus
-    return KnockResult(kind=kind, knocker_deadwood=k, defender_deadwood=f, layoffs=show.layoffs,
-                       points=points * multiplier, winner=winner, knocker_melds=show.knocker_melds,
+    kind, winner, points = knock.knock_outcome(rules.knock_values, k, f, _KNOCKER, upcard_id)
+    return KnockResult(kind=knock.KIND_NAMES[kind], knocker_deadwood=k, defender_deadwood=f, layoffs=show.layoffs,
+                       points=points, winner=_WINNER_NAMES[winner], knocker_melds=show.knocker_melds,
                        layoff_melds=show.layoff_melds)
 
 
-def _score_big_gin(knocker: int, defender: int, rules: Rules, multiplier: int, arrangement) -> KnockResult:
+def _score_big_gin(knocker: int, defender: int, rules: Rules, upcard: int, arrangement) -> KnockResult:
     """R24, R29, R33: all 11 cards melded; no layoffs, F is the defender's plain deadwood."""
-    if rules.big_gin_bonus is None:
+    if not knock.big_gin_legal(rules.knock_values, True):
         raise ValueError("big gin is not allowed: big_gin_bonus is null (R24)")
     if arrangement is not None:
         raise ValueError("big gin takes no arrangement: all 11 cards are melded")
@@ -73,5 +72,5 @@ def _score_big_gin(knocker: int, defender: int, rules: Rules, multiplier: int, a
         raise ValueError(f"not big gin: {cards.to_str(deadwood_cards)} left unmelded (R24)")
     f = solver.deadwood(defender)
     return KnockResult(kind="big_gin", knocker_deadwood=0, defender_deadwood=f, layoffs=(),
-                       points=(f + rules.big_gin_bonus) * multiplier, winner="knocker",
+                       points=knock.big_gin_points(rules.knock_values, f, upcard), winner="knocker",
                        knocker_melds=tuple(tuple(m) for m in melds), layoff_melds=((),) * len(melds))

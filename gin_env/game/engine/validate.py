@@ -9,8 +9,10 @@ from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, 
 from gin_env.game.cards import NO_CARD
 from gin_env.game.engine.hand import legal_actions, stock_size
 from gin_env.game.engine.state import DEALT, DISCARD, DRAW, OFFER, OVER, PHASE_NAMES, WALL, HandState, upcard_or_none
+from gin_env.game.hand_rules import turn
+from gin_env.game.hand_rules.knock import big_gin_legal
+from gin_env.game.hand_rules.taken_card import kept_card
 from gin_env.game.rules import HAND_SIZE
-from gin_env.game.taken_card import kept_card
 
 
 def _mask_of(ids) -> int:
@@ -81,7 +83,7 @@ def _check_flags(state: HandState) -> None:
         raise AssertionError("must_knock (R38) set other than right after taking the discard at the wall")
     if phase == WALL and stock_size(state) != rules.wall:
         raise AssertionError(f"wall phase with {stock_size(state)} stock cards, wall {rules.wall} (R38)")
-    if phase == DRAW and stock_size(state) <= rules.wall:
+    if phase == DRAW and not turn.can_draw_stock(rules.turn_values, stock_size(state)):
         raise AssertionError(f"a turn starts with {stock_size(state)} stock cards, wall {rules.wall} (R37)")
     expected_upcard = NO_CARD if rules.deal_mode == "eleven" else state.deck[DEALT]
     if state.initial_upcard != expected_upcard:
@@ -90,16 +92,16 @@ def _check_flags(state: HandState) -> None:
         raise AssertionError(f"knock limit {state.knock_limit} does not follow the rules and the upcard (R46)")
     if (state.outcome is None) != (phase != OVER):
         raise AssertionError("outcome must be set exactly when the hand is over")
-    if rules.max_turns is not None and state.turns > rules.max_turns:
+    if turn.turn_cap_reached(rules.turn_values, state.turns - 1):
         raise AssertionError(f"turns {state.turns} past max_turns {rules.max_turns} (R19)")
-    at_cap = rules.max_turns is not None and state.turns == rules.max_turns
+    at_cap = turn.turn_cap_reached(rules.turn_values, state.turns)
     if state.outcome is not None and state.outcome.capped != (at_cap and state.outcome.kind == "dead"):
         raise AssertionError(f"outcome capped={state.outcome.capped} but {state.turns} discards of max_turns "
                              f"{rules.max_turns} (R19)")
-    if rules.max_upcard_draws is not None and state.upcard_draws >= rules.max_upcard_draws and phase != OVER:
+    if turn.upcard_take_ends(rules.turn_values, state.upcard_draws) and phase != OVER:
         raise AssertionError(f"{state.upcard_draws} upcard draws reach max_upcard_draws {rules.max_upcard_draws} "
                              "in a live hand (R60)")
-    if rules.repeat_discard_ends and state.returns >= 2 and phase != OVER:
+    if turn.returns_end(rules.turn_values, state.returns) and phase != OVER:
         raise AssertionError("two returns in a row in a live hand (R61)")
     if state.returns > state.turns:
         raise AssertionError(f"{state.returns} returns in a row but only {state.turns} discards (R61)")
@@ -160,5 +162,5 @@ def _check_mask(state: HandState) -> None:
         raise AssertionError("the offer allows exactly TAKE_DISCARD and PASS (R13)")
     if phase == WALL and PASS not in legal:
         raise AssertionError("PASS must be legal at the wall (R38)")
-    if BIG_GIN in legal and state.rules.big_gin_bonus is None:
+    if BIG_GIN in legal and not big_gin_legal(state.rules.knock_values, True):
         raise AssertionError("BIG_GIN legal with big gin off (R24)")

@@ -14,7 +14,7 @@ How it is exact and fast:
 * For 11 cards, "discard one card, then meld" is "choose sets, then drop one card of a suit's runs"
   (``DROP_DEADWOOD``, the run deadwood of a pattern less each rank): one more lookup per card instead of 11 solves.
 
-Modules: ``tables`` (the shared tables), ``scalar`` (one int-bitmask holding at a time, cached), ``showdown``
+Modules: ``lookups`` (the shared lookup tables), ``scalar`` (one int-bitmask holding at a time, cached), ``showdown``
 (melds, optimal arrangements, layoffs), ``kernels`` (the same algorithm, the showdown with layoffs included,
 compiled with numba for one hand at a time), ``batched`` (many hands at once: loops of ``kernels`` over arrays).
 This package re-exports their public names, so ``solver.deadwood`` and ``solver.deadwood_batch`` read as before.
@@ -33,13 +33,7 @@ from gin_env.game.solver.batched import (
     showdown_of_masks,
 )
 from gin_env.game.solver.laydown import Showdown, is_meld, optimal_arrangements, showdown
-from gin_env.game.solver.scalar import (
-    arrangement,
-    best_discard_deadwood,
-    deadwood,
-    discard_deadwoods,
-)
-from gin_env.game.solver.tables import (
+from gin_env.game.solver.lookups import (
     DROP_BEST_RANKS,
     DROP_DEADWOOD,
     DROP_GAIN,
@@ -52,6 +46,12 @@ from gin_env.game.solver.tables import (
     SUIT_BITS,
     SUIT_MASK,
     SUIT_PATTERNS,
+)
+from gin_env.game.solver.scalar import (
+    arrangement,
+    best_discard_deadwood,
+    deadwood,
+    discard_deadwoods,
 )
 
 __all__ = [

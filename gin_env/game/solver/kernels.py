@@ -2,7 +2,7 @@
 
 This module owns the per-hand solver (deadwood, the discard phase, the showdown with layoffs) that the batched
 engine's kernels call, and loops of it over arrays of card masks (bit ``c`` for card ``c``, as uint64) for the
-batched solver functions of ``solver``. It reads the same tables as the scalar solver (``tables``): the run-
+batched solver functions of ``solver``. It reads the same tables as the scalar solver (``lookups``): the run-
 only deadwood of a suit pattern is one lookup, sets are the only coupling between suits, and only ranks held 3 or 4
 times can form one, so the exact minimum is the least, over every combination of set choices at those ranks, of four
 lookups. Compiled code is cached on disk (``cache=True``): only the first import on a machine pays the compile.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gin_env.game.solver.tables import (
+from gin_env.game.solver.lookups import (
     DROP_DEADWOOD,
     MAX_OPTIONS,
     NOT_HELD,

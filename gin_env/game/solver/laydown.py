@@ -8,8 +8,8 @@ import itertools
 from dataclasses import dataclass
 
 from gin_env.game import cards
+from gin_env.game.solver.lookups import SUIT_BITS
 from gin_env.game.solver.scalar import _deadwood_mask, _suits
-from gin_env.game.solver.tables import SUIT_BITS
 
 # ---------------------------------------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """The exact deadwood solver on int bitmasks (docs/rules.md R5-R8): one holding at a time, cached by hand.
 
-Runs live inside one suit, so the run-only deadwood of a suit pattern is a table lookup (``tables``); sets are the
+Runs live inside one suit, so the run-only deadwood of a suit pattern is a table lookup (``lookups``); sets are the
 only coupling between suits, so the exact minimum is the least sum of four lookups over the set choices worth trying.
 For 11 cards, the deadwood after each discard comes from the same choices with one more lookup per suit.
 """
@@ -11,7 +11,7 @@ import functools
 import itertools
 
 from gin_env.game import cards
-from gin_env.game.solver.tables import (
+from gin_env.game.solver.lookups import (
     NOT_HELD,
     RUN_CAPABLE,
     RUN_DEADWOOD,

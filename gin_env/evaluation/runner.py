@@ -1,0 +1,128 @@
+"""Where a tournament's games are played: every line-up's games cut into chunks (:class:`.lineups.Task`) that are
+played in this process, by worker processes in any order, or as Ray tasks (:mod:`.ray_tasks`), and put back in
+place by game number, so the numbers depend only on the agents, the rules, the number of games and the seed."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable
+from multiprocessing import get_context
+
+import numpy as np
+
+from gin_env.evaluation import ray_tasks
+from gin_env.evaluation.lineups import Task, lineups, play_chunk
+from gin_env.evaluation.progress import Progress
+from gin_env.game.rules import Rules
+from gin_env.replay import replay_file as replay
+
+#: Games per task sent to a worker: small enough for an even split and a live progress bar, large enough that
+#: inter-process traffic stays negligible.
+CHUNK = {"deals": 100, "matches": 10}
+#: What one game of a line-up (in all its seatings) is called, for the progress bar.
+UNIT = {"deals": "deal", "matches": "match"}
+#: Seconds between looks at the worker processes' count of games played, for the progress bar.
+POLL_SECONDS = 0.25
+#: In a worker process: the count of games played, shared by all the workers (set by ``_init_worker``).
+_games_played = None
+
+
+def play_lineups(names: list[str], rules: Rules, mode: str, n: int, seed: int, workers: int,
+                 progress: bool = True, replays: str | None = None,
+                 ray_address: str | None = None) -> dict[tuple[str, ...], np.ndarray]:
+    """Every line-up's numbers per game (``lineups.play_chunk``'s, ``n`` games in all), by line-up in the order of
+    ``lineups.lineups``.
+
+    Games are cut into chunks that any worker may play, and reassembled by game number, so the numbers do not
+    depend on ``workers``, nor on whether the chunks run as Ray tasks (``ray_address``, see ``ray_tasks.connect``)."""
+    chunk = CHUNK[mode]
+    every = lineups(names, rules.players)
+    tasks = [Task(lineup, rules, seed, start, min(start + chunk, n), replays)
+             for lineup in every for start in range(0, n, chunk)]
+    results: dict[tuple[str, ...], np.ndarray] = {}
+    with Progress(n * len(every), UNIT[mode], progress) as bar:
+        if ray_address is not None:
+            for task, block in ray_tasks.play_chunks(tasks, ray_address, workers):
+                _store(results, task, block, n)
+                bar.add(task.stop - task.start)
+        elif workers > 1:
+            _play_on_pool(tasks, results, n, workers, bar, replays)
+        else:
+            for task in tasks:
+                _store(results, task, play_chunk(task, bar.add), n)
+    return {lineup: results[lineup] for lineup in every}
+
+
+def _store(results: dict, task: Task, block: np.ndarray, n: int) -> None:
+    """Put a task's numbers in place among its line-up's ``n`` games."""
+    if task.names not in results:
+        results[task.names] = np.zeros((n, *block.shape[1:]))
+    results[task.names][task.start:task.stop] = block
+
+
+def _play_task(task: Task) -> np.ndarray:
+    """A worker's unit of work: the task's games, each counted for the progress bar."""
+    return play_chunk(task, _count_game)
+
+
+def _count_game() -> None:
+    with _games_played.get_lock():
+        _games_played.value += 1
+
+
+def _init_worker(games_played=None) -> None:
+    """Pool initializer: keep the shared count of games played (``games_played``, for the progress bar); and one
+    torch thread per worker: torch (loaded with a PPO agent) would start a thread per core in every worker, and with
+    a worker per core those threads spin against each other (a batch-of-one forward pass took 87 ms of CPU instead
+    of 0.6 ms), so one thread each, set before torch is imported."""
+    global _games_played
+    _games_played = games_played
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[variable] = "1"
+
+
+def _start_pool(workers: int, games_played):
+    """``workers`` spawned processes that ignore Ctrl-C from their first instruction: a terminal sends it to every
+    process in the group, and only the parent must act on it (it stops the pool). Ignored signals stay ignored
+    across the spawn's exec, so SIGINT is ignored while the workers start, then handed back to the parent."""
+    # Not fork: a forked worker deadlocks in torch once the parent has used it (evaluate() loads every agent first,
+    # to check it, and a PPO model runs torch on loading); spawn works on every platform.
+    context = get_context("spawn")
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        return context.Pool(workers, initializer=_init_worker, initargs=(games_played,))
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return context.Pool(workers, initializer=_init_worker, initargs=(games_played,))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _play_on_pool(tasks: list[Task], results: dict, n: int, workers: int, bar: Progress,
+                  replays: str | None) -> None:
+    """Play ``tasks`` on ``workers`` worker processes into ``results``; the bar follows the workers' shared count of
+    games played, looked at every ``POLL_SECONDS`` while waiting for the next chunk."""
+    games_played = get_context("spawn").Value("q", 0)
+    pool = _start_pool(workers, games_played)
+    worker_pids = [process.pid for process in multiprocessing.active_children()]
+    try:
+        with pool:
+            blocks = pool.imap(_play_task, tasks)
+            for task in tasks:
+                _store(results, task, _next_block(blocks, lambda: bar.to(games_played.value)), n)
+                bar.to(games_played.value)
+    finally:
+        # The pool is stopped (its workers joined) by now; an interrupted worker may have left a temporary.
+        if replays is not None:
+            replay.remove_temporaries(replays, worker_pids)
+
+
+def _next_block(blocks, on_wait: Callable[[], None]) -> np.ndarray:
+    """The next result of ``blocks`` (a pool's ``imap``), calling ``on_wait()`` every ``POLL_SECONDS`` until then."""
+    while True:
+        try:
+            return blocks.next(timeout=POLL_SECONDS)
+        except multiprocessing.TimeoutError:
+            on_wait()
