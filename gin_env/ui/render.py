@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from gin_env.game import actions, cards, engine, solver
 from gin_env.game.actions import BIG_GIN, DRAW_STOCK, PASS, TAKE_DISCARD
+from gin_env.game.hand_rules import turn
 from gin_env.game.rules import Rules
 from gin_env.optional import require
 from gin_env.table.two_players import counted
@@ -167,13 +168,14 @@ def showdown(final: engine.HandState, names: tuple[str, str]) -> list[Text]:
     defender's own melds and deadwood), the points and the reason; or why a dead hand scores nothing."""
     outcome = final.outcome
     if outcome.kind == "dead":
-        rules = final.rules
-        if rules.max_turns is not None and final.turns >= rules.max_turns:
+        rules, values = final.rules, final.rules.turn_values
+        # Each cause asked of the rule that ends the hand (hand_rules.turn), so the text cannot drift from the engine.
+        if turn.turn_cap_reached(values, final.turns):
             return [Text(f"The turn limit of {rules.max_turns} is reached: dead hand, nobody scores (R19).")]
-        if rules.max_upcard_draws is not None and final.upcard_draws >= rules.max_upcard_draws:
+        if turn.upcard_take_ends(values, final.upcard_draws):
             return [Text(f"The cap of {counted(rules.max_upcard_draws, 'take')} from the discard pile is reached: "
                          "dead hand, nobody scores (R60).")]
-        if rules.repeat_discard_ends and final.returns >= 2:
+        if turn.returns_end(values, final.returns):
             return [Text("Both players put back the card they had just taken: dead hand, nobody scores (R61).")]
         return [Text(f"The stock is down to {counted(rules.wall, 'card')}: dead hand, nobody scores (R37).")]
     p = outcome.knocker
