@@ -77,6 +77,15 @@ class FormatTable:
     def name(self) -> str:
         return format_name(self.rules.players)
 
+    @property
+    def match(self):
+        """The game to the target in a match episode; None in a single-hand (single-deal) episode."""
+        return self.game if self.episode == "match" else None
+
+    @property
+    def over(self) -> bool:
+        return self.game.over
+
     def legal_mask(self) -> np.ndarray:
         return engine.legal_mask(self.state)
 
@@ -118,14 +127,6 @@ class ThreeTable(FormatTable):
     @property
     def state(self) -> engine.HandState | None:
         return None if self.game is None else self.game.hand
-
-    @property
-    def match(self) -> three_players.ThreeState | None:
-        return self.game if self.episode == "match" else None
-
-    @property
-    def over(self) -> bool:
-        return self.game.over
 
     @property
     def actor(self) -> int:
@@ -227,14 +228,6 @@ class FourTable(FormatTable):
     def state(self) -> engine.HandState | None:
         """The hand of the pairing to act next (of pairing 0 once the game is over)."""
         return None if self.game is None else self.game.hands[self.pairing]
-
-    @property
-    def match(self) -> four_players.FourState | None:
-        return self.game if self.episode == "match" else None
-
-    @property
-    def over(self) -> bool:
-        return self.game.over
 
     @property
     def actor(self) -> int:
