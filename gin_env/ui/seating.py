@@ -46,31 +46,31 @@ class Seating(abc.ABC):
         self.rules = rules
         self.console = console
 
-    def table_of(self, game, seat: int) -> int:
-        """The table ``seat`` plays at in ``game``'s hands in play: there is one but with four players."""
+    def pairing_of(self, game, seat: int) -> int:
+        """The pairing (the table) of ``seat`` in ``game``'s hands in play: there is one but with four players."""
         return 0
 
-    def seats(self, game, table: int) -> tuple[int, int]:
-        """The seats of engine players 0 and 1 at ``table`` in ``game``."""
+    def seats(self, game, pairing: int) -> tuple[int, int]:
+        """The seats of engine players 0 and 1 at pairing ``pairing`` in ``game`` (the table it is played at)."""
         return game.seats
 
-    def watched(self, game, table: int) -> bool:
-        """The person sees the moves and the showdown at ``table``: at their own, and at a hand they sit out."""
+    def watched(self, game, pairing: int) -> bool:
+        """The person sees the moves and the showdown of ``pairing``: at their own, and at a hand they sit out."""
         return True
 
     def hands(self, game) -> dict[int, engine.HandState]:
-        """The hands of ``game`` in play, by table."""
+        """The hands of ``game`` in play, by pairing."""
         return {0: game.hand}
 
     def replay_prefix(self, seed: int) -> str:
         """The start of the replay files' names, which the rules, the seed and the seats decide."""
         return f"{recording.file_stem(self.rules.name)}-players{self.players}-seed{seed}"
 
-    def replay_name(self, game, table: int) -> tuple[str, int, tuple[int, int]]:
+    def replay_name(self, game, pairing: int) -> tuple[str, int, tuple[int, int]]:
         """A table's hand of ``game`` as a replay (``game`` as it stood before the hand's last action): the end of
         its file name, its number and the scores of its two players."""
         number = len(game.history) + 1
-        a, b = self.seats(game, table)
+        a, b = self.seats(game, pairing)
         return f"hand{number:03d}", number, (game.scores[a], game.scores[b])
 
     def done(self, game, finished, unannounced: list[str]) -> None:
@@ -105,7 +105,7 @@ class TwoSeats(Seating):
         opponent_agent, label = load_agent(opponent)
         self.names, self.agents = (name, label), (None, opponent_agent)
 
-    def seats(self, game, table: int) -> tuple[int, int]:
+    def seats(self, game, pairing: int) -> tuple[int, int]:
         return 0, 1
 
     def intro(self, seed: int) -> str:
@@ -192,21 +192,21 @@ class FourSeats(Seating):
         self.names = (name, f"{label} (seat 1)", f"partner {self.partner_label}", f"{label} (seat 3)")
         self.agents = (None, opponent_agent, partner_agent, opponent_agent)
 
-    def table_of(self, game, seat: int) -> int:
+    def pairing_of(self, game, seat: int) -> int:
         return next(t for t, seats in enumerate(game.seats) if seat in seats)
 
-    def seats(self, game, table: int) -> tuple[int, int]:
-        return game.seats[table]
+    def seats(self, game, pairing: int) -> tuple[int, int]:
+        return game.seats[pairing]
 
-    def watched(self, game, table: int) -> bool:
-        return YOU in game.seats[table]
+    def watched(self, game, pairing: int) -> bool:
+        return YOU in game.seats[pairing]
 
     def hands(self, game) -> dict[int, engine.HandState]:
         return dict(enumerate(game.hands))
 
-    def replay_name(self, game, table: int) -> tuple[str, int, tuple[int, int]]:
+    def replay_name(self, game, pairing: int) -> tuple[str, int, tuple[int, int]]:
         # The team-0 seat is engine player 0 at both tables, so the team scores are the players' in order.
-        return f"deal{game.deal:03d}-table{table}", game.deal, game.scores
+        return f"deal{game.deal:03d}-table{pairing}", game.deal, game.scores
 
     def intro(self, seed: int) -> str:
         game_of = f"a game to {self.rules.team_target}" if self.rules.target is not None else "a single hand"

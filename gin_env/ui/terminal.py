@@ -62,7 +62,7 @@ class TerminalGame:
             recording.make_folder(save_replays, (self.prefix + "-",), "--save-replays")
         self.table = make_table(self.rules, "match" if self.rules.target is not None else "hand")
         self.table.deal(self.deal_rng)
-        #: Per table: the hand as dealt and the actions played in it, for the replays.
+        #: Per pairing: the hand as dealt and the actions played in it, for the replays.
         self._records: dict[int, tuple[engine.HandState, list[int]]] = {}
         #: Replays of hands the person does not watch, written but not yet told.
         self._unannounced: list[str] = []
@@ -80,29 +80,29 @@ class TerminalGame:
         while not self.table.over:
             game, state = self.table.game, self.table.state
             seat = self.table.actor
-            table = self.seating.table_of(game, seat)
+            pairing = self.seating.pairing_of(game, seat)
             if seat == YOU:
-                action = self._ask(state, table)
+                action = self._ask(state, pairing)
                 if action is None:
                     self.console.print(render.capital(f"{self.names[YOU]} left the game."))
                     return self.table.game
             else:
-                action = self._agent_move(state, table, seat)
-            self._records[table][1].append(action)
+                action = self._agent_move(state, pairing, seat)
+            self._records[pairing][1].append(action)
             finished = self.table.play(action, self.deal_rng)
             # The table deals the next hand once one ends, so the hand as it ended is the engine's step here.
             after = engine.step(state, action)
             if after.phase == engine.OVER:
-                self._hand_over(table, after, game, finished)
+                self._hand_over(pairing, after, game, finished)
         self.seating.game_over(self.table.game)
         return self.table.game
 
-    def _agent_move(self, state: engine.HandState, table: int, seat: int) -> int:
+    def _agent_move(self, state: engine.HandState, pairing: int, seat: int) -> int:
         """The action of the agent in ``seat``, told when the person watches its table. A knock or big gin is told
         by the showdown that follows."""
         agent = self.seating.agents[seat]
         action = agent_action(agent, agent.act(self.table.agent_view(seat), self.agent_rng))
-        if self.seating.watched(self.table.game, table) and not (actions.is_knock(action) or action == BIG_GIN):
+        if self.seating.watched(self.table.game, pairing) and not (actions.is_knock(action) or action == BIG_GIN):
             self.console.print(render.move(state, action, self.names[seat], reveal=False).append("."))
         return action
 
@@ -116,17 +116,17 @@ class TerminalGame:
                 line = Text("Upcard ").append_text(render.card(hand.initial_upcard))
                 self.console.print(line.append(f", knock limit {hand.knock_limit}."))
 
-    def _hand_over(self, table: int, final: engine.HandState, before, finished) -> None:
+    def _hand_over(self, pairing: int, final: engine.HandState, before, finished) -> None:
         """Show a hand that ended and save its replay; once ``finished`` (the hand, or the deal with four players,
         as the table recorded it), say what it changed and introduce the next hands if the game goes on.
         ``before`` is the game before the hand's last action."""
-        seats = self.seating.seats(before, table)
-        watched = self.seating.watched(before, table)
+        seats = self.seating.seats(before, pairing)
+        watched = self.seating.watched(before, pairing)
         if watched:
             for line in render.showdown(final, tuple(self.names[s] for s in seats)):
                 self.console.print(line)
         if self.save_replays is not None:
-            path = self._save(table, before, seats)
+            path = self._save(pairing, before, seats)
             if watched:
                 self.console.print(f"Wrote {path}", style="dim")
             else:
@@ -138,10 +138,10 @@ class TerminalGame:
         if not self.table.over:
             self._start_hands()
 
-    def _save(self, table: int, game, seats: tuple[int, int]) -> str:
-        """Save ``table``'s finished hand as a replay; its path."""
-        start, hand_actions = self._records[table]
-        stem, number, scores = self.seating.replay_name(game, table)
+    def _save(self, pairing: int, game, seats: tuple[int, int]) -> str:
+        """Save pairing ``pairing``'s finished hand as a replay; its path."""
+        start, hand_actions = self._records[pairing]
+        stem, number, scores = self.seating.replay_name(game, pairing)
         saved = replay.record(start, hand_actions, players=tuple(self.names[s] for s in seats), hand_number=number,
                               scores=scores, seats=seats)
         path = os.path.join(self.save_replays, f"{self.prefix}-{stem}.json")
@@ -152,13 +152,13 @@ class TerminalGame:
     # The person's turn
     # -------------------------------------------------------------------------------------------------------------
 
-    def _ask(self, state: engine.HandState, table: int) -> int | None:
+    def _ask(self, state: engine.HandState, pairing: int) -> int | None:
         """Show the person what they may know, then read commands until one is legal; None to quit."""
         if state.phase == engine.DISCARD:
             self._show_hand(state, highlight=state.taken if state.taken != engine.NO_CARD else self._drawn(state))
             self._show_knock_hint(state)
         else:
-            self._show_table(state, table)
+            self._show_table(state, pairing)
         text_prompt = prompt(state)
         while True:
             try:
@@ -185,7 +185,7 @@ class TerminalGame:
         """The card just drawn from the stock, the one before ``stock_top`` in the deal order."""
         return state.deck[state.stock_top - 1]
 
-    def _show_table(self, state: engine.HandState, table: int) -> None:
+    def _show_table(self, state: engine.HandState, pairing: int) -> None:
         """The public table, then the person's hand (the player to act): the pile, the stock, the cards the opponent
         is known to hold."""
         line = Text(f"Stock {engine.stock_size(state)} · discard pile ")
@@ -196,7 +196,7 @@ class TerminalGame:
             line.append("empty")
         known = state.known[1 - state.current]
         if known:
-            facing = self.names[self.seating.seats(self.table.game, table)[1 - state.current]]
+            facing = self.names[self.seating.seats(self.table.game, pairing)[1 - state.current]]
             line.append(f" · {facing} holds ").append_text(render.card_list(render.by_rank(cards.to_ids(known))))
         self.console.print(line)
         self._show_hand(state, engine.NO_CARD)
