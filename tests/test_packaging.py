@@ -1,6 +1,8 @@
 """The installed distribution claims one import name, ``gin_env``: the repository's agents/ folder is gin_env.agents."""
 
 import os
+import pathlib
+import re
 import subprocess
 import sys
 
@@ -32,3 +34,14 @@ def test_shipped_model_saved_under_the_old_module_name_loads(tmp_path):
         "print(type(agents.load(SHIPPED_MODEL).policy).__module__)", tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "gin_env.agents.networks"
+
+
+def test_the_wheel_lists_every_package_folder():
+    """pyproject.toml names the packages one by one (agents/ installs as gin_env.agents): a new folder that is not
+    listed would be missing from the wheel, which only tests/test_wheel.py (slow) would notice."""
+    root = pathlib.Path(__file__).resolve().parent.parent
+    # Read with a pattern, not tomllib, which Python 3.10 lacks.
+    block = re.search(r"^packages = \[(.*?)\]", (root / "pyproject.toml").read_text(), re.M | re.S).group(1)
+    listed = set(re.findall(r'"([\w.]+)"', block))
+    folders = {".".join(init.parent.relative_to(root).parts) for init in (root / "gin_env").rglob("__init__.py")}
+    assert folders | {"gin_env.agents"} == listed
