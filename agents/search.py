@@ -11,15 +11,16 @@ the simple agent's compiled policy (it knocks as soon as it may) playing the rol
 At each decision with more than one sensible action, where a network guide gives its choice less than ``trust``
 probability, it
 
-1. **samples** ``samples`` deals of the hidden cards consistent with its :class:`PlayerView` (:func:`determinize`):
+1. **samples** ``samples`` deals of the hidden cards consistent with its :class:`PlayerView`
+   (``gin_env.belief.sample_batch`` with an ``OpponentModel`` of this agent's weights):
    the cards the opponent took from the pile and still holds stay in its hand; its other cards are drawn from the
    unseen ones, each weighted by what the opponent showed (a neighbour of a card it discarded or declined, which it
    would have kept had it held a meld partner, weighs ``shunned_weight``; a neighbour of a card it took, which it
    took to meld, weighs ``partner_weight``; any other unseen card 1), then improved by ``replay`` draw-and-shed
    steps per card the opponent has discarded, so that a hand that has been played for a while is a formed one; the
    rest of the unseen cards form the stock, in random order;
-2. **plays** every (sample x candidate action) continuation to the end of the hand in one ``HandBatch`` (built once
-   with ``HandBatch.from_states``, each sample copied once per candidate with ``HandBatch.take``), both players
+2. **plays** every (sample x candidate action) continuation to the end of the hand in one ``HandBatch`` (sampled
+   once, each sample copied once per candidate with ``HandBatch.take``), both players
    following the rollout policy (simple, or the guide network greedily);
 3. **picks** the candidate with the best mean value over the samples, the same samples for every candidate so that
    luck of the deal cancels between them (:func:`choose`); but another candidate than the guide's choice must beat
@@ -63,6 +64,7 @@ import numpy as np
 
 from gin_env.batch.hand_batch import HandBatch
 from gin_env.batch.observation import batch_view
+from gin_env.belief import OpponentModel, sample_batch
 from gin_env.game import cards, solver
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.game.engine import DISCARD, DRAW, OFFER, OVER
@@ -70,7 +72,6 @@ from gin_env.game.observation import PlayerView, encode
 from gin_env.game.rules import Rules
 
 from . import numpy_policy
-from .determinize import determinize
 from .expert import ExpertAgent
 from .params import check_flag, check_number
 from .simple import SimpleAgent
@@ -115,7 +116,7 @@ class SearchParams:
     #: ... and of one next to a card it took from the pile and holds (it took that card to meld it).
     partner_weight: float = 2.0
     #: Improvement steps replayed on each sampled opponent hand, per card the opponent has discarded
-    #: (:func:`determinize`).
+    #: (``gin_env.belief.OpponentModel``).
     replay: float = 0.5
     #: Share of the hand points in the value of a hand in a game to the target (the rest: the game-win chance).
     points_weight: float = 0.2
@@ -258,9 +259,9 @@ class SearchAgent:
                         rng: np.random.Generator) -> np.ndarray:
         """(n, len(candidates)): the value of each candidate in each of n fresh determinizations."""
         p = self.params
-        states = determinize(view, n, rng, p.shunned_weight, p.partner_weight, p.replay)
+        model = OpponentModel(p.shunned_weight, p.partner_weight, p.replay)
         k = len(candidates)
-        batch = HandBatch.from_states(states).take(np.repeat(np.arange(n), k))
+        batch = sample_batch(view, n, rng, model=model).take(np.repeat(np.arange(n), k))
         games = np.arange(n * k)
         batch.step(games, np.tile(np.asarray(candidates, dtype=np.int64), n))
         play_out(batch, rng, self._rollout)

@@ -13,8 +13,8 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 #: The layers, lowest first: a module may import its own layer and the ones before it, never one after it.
 #: ``base`` is the top-level helpers every layer may use (``files``, ``optional``, ``arguments``); ``cli`` the
 #: ``gin-env`` command over every job.
-LAYERS = ("base", "game", "batch", "agents", "table", "replay", "ui", "envs", "interop", "evaluation", "training",
-          "cli")
+LAYERS = ("base", "game", "batch", "belief", "agents", "table", "replay", "ui", "envs", "interop", "evaluation",
+          "training", "cli")
 BASE = ("files", "optional", "arguments")
 MAX_TOP_LEVEL_MODULES = 8
 MAX_MODULE_LINES = 400

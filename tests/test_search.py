@@ -10,7 +10,8 @@ import pytest
 
 from gin_env import agents
 from gin_env.agents import numpy_policy
-from gin_env.agents.search import SearchAgent, SearchParams, choose, determinize, game_win_table, hand_value
+from gin_env.agents.search import SearchAgent, SearchParams, choose, game_win_table, hand_value
+from gin_env.belief import OpponentModel, sample_worlds
 from gin_env.evaluation import duel
 from gin_env.game import actions, cards, engine, solver
 from gin_env.game.actions import KNOCK_BASE, TAKE_DISCARD
@@ -111,7 +112,7 @@ def test_determinizations_are_consistent_with_the_view():
     rules = Rules.preset("eaai")
     checked = 0
     for _, v in seeded_views(rules, 11, 6)[::3]:
-        for state in determinize(v, 5, np.random.default_rng(checked)):
+        for state in sample_worlds(v, 5, np.random.default_rng(checked), model=OpponentModel()):
             engine.validate(state)
             assert view(state, v.player) == v
             opponent_hand = state.hands[1 - v.player]
@@ -134,7 +135,7 @@ def test_sampled_opponent_hands_lean_away_from_what_it_discarded():
         shunned |= meld_partners.NEIGHBOURS[c]
     near = [c for c in cards.to_ids(v.unseen) if shunned >> c & 1]
     far = [c for c in cards.to_ids(v.unseen) if not shunned >> c & 1]
-    states = determinize(v, 400, np.random.default_rng(3), replay=0.0)
+    states = sample_worlds(v, 400, np.random.default_rng(3), model=OpponentModel(replay=0.0))
     held = np.array([[s.hands[1 - v.player] >> c & 1 for c in range(52)] for s in states]).mean(axis=0)
     assert held[near].mean() < held[far].mean()
 
