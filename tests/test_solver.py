@@ -308,3 +308,71 @@ def test_discard_phase_of_masks_matches_scalar_with_kept_cards_and_limits():
         assert int(phase.best_cards[i]) == cards.to_mask([c for c, dw in after.items() if dw == best])
         assert int(phase.knock_cards[i]) == cards.to_mask([c for c, dw in after.items() if dw <= limit])
         assert phase.all_melded[i] == (solver.deadwood(cards.to_ids(mask)) == 0)
+
+
+def _check_laydown(lay, knocker_melds, defender):
+    """A defender's lay-down holds together: one layoff part per knocker meld, each keeping that meld legal (R27);
+    its own melds legal, of the cards it did not lay off; its deadwood the rest."""
+    assert len(lay.layoffs) == len(knocker_melds)
+    for meld, part in zip(knocker_melds, lay.layoffs):
+        assert not part or solver.is_meld(list(meld) + list(part))
+    laid = cards.to_mask([c for part in lay.layoffs for c in part])
+    melded = cards.to_mask([c for meld in lay.own_melds for c in meld])
+    assert all(solver.is_meld(meld) for meld in lay.own_melds)
+    assert laid & melded == 0 and (laid | melded) & ~cards.to_mask(defender) == 0
+    assert lay.deadwood == cards.hand_value(cards.to_mask(defender) & ~laid & ~melded)
+
+
+def test_defender_laydown_matches_the_showdown_over_every_knocker_layout():
+    """R27, R28: from the declared melds alone, the defender's lay-down is the showdown's, for every
+    minimum-deadwood layout the knocker may declare (R22) of every oracle knock; the private search behind it agrees."""
+    from gin_env.game.solver.laydown import _defender_after_layoffs
+
+    laid_off = 0
+    for r in KNOCK_CASES:
+        defender = cards.to_mask(r["defender"])
+        for melds in solver.optimal_arrangements(r["knocker"]):
+            show = solver.showdown(r["knocker"], r["defender"], arrangement=melds)
+            lay = solver.defender_laydown(show.knocker_melds, r["defender"])
+            assert lay.deadwood == show.defender_deadwood, r["id"]
+            assert lay.layoffs == show.layoff_melds, r["id"]
+            _check_laydown(lay, show.knocker_melds, r["defender"])
+            if not r["gin"]:
+                f, parts = _defender_after_layoffs(show.knocker_melds, defender)
+                assert (f, tuple(tuple(cards.to_ids(p)) for p in parts)) == (lay.deadwood, lay.layoffs), r["id"]
+            laid_off += any(lay.layoffs)
+    assert laid_off >= 300
+
+
+def test_defender_laydown_on_random_deals_with_and_without_layoffs():
+    """Random and meld-rich deals: with layoffs (R27) the deadwood is the showdown's, without them (or against gin,
+    melds of ten cards) it is the defender's plain deadwood and nothing is laid off."""
+    rng = np.random.default_rng(31)
+    for i in range(400):
+        pool = rng.choice(52, 20, replace=False) if i % 2 else rng.choice(26, 20, replace=False) + 13 * (i % 3)
+        knocker, defender = sorted(int(c) for c in pool[:10]), sorted(int(c) for c in pool[10:])
+        show = solver.showdown(knocker, defender)
+        lay = solver.defender_laydown(show.knocker_melds, defender)
+        assert (lay.deadwood, lay.layoffs) == (show.defender_deadwood, show.layoff_melds)
+        _check_laydown(lay, show.knocker_melds, defender)
+        plain = solver.defender_laydown(show.knocker_melds, defender, layoffs=False)
+        assert plain.deadwood == solver.deadwood(defender) and not any(plain.layoffs)
+        assert plain.deadwood == solver.showdown(knocker, defender, layoffs=False).defender_deadwood
+        _check_laydown(plain, show.knocker_melds, defender)
+
+
+def test_defender_laydown_lays_nothing_off_against_gin():
+    gin = [cards.parse("AS 2S 3S 4S"), cards.parse("7H 7D 7C"), cards.parse("9D TD JD")]
+    lay = solver.defender_laydown(gin, cards.parse("5S 7S 8D QD 2H 3H 4H KC KH KS"))
+    assert lay.layoffs == ((), (), ()) and lay.deadwood == 5 + 7 + 8 + 10
+    assert sorted(lay.own_melds) == sorted([tuple(cards.parse("2H 3H 4H")), tuple(cards.parse("KS KH KC"))])
+
+
+def test_defender_laydown_names_an_impossible_meld():
+    defender = cards.parse("5S 7S 8D QD 2H 3H 4H KC KH KS")
+    with pytest.raises(ValueError, match="not a legal meld: "):
+        solver.defender_laydown([cards.parse("AS 2S 4S")], defender)
+    with pytest.raises(ValueError, match="uses cards the defender holds: 5S"):
+        solver.defender_laydown([cards.parse("3S 4S 5S")], defender)
+    with pytest.raises(ValueError, match="overlaps another meld"):
+        solver.defender_laydown([cards.parse("AS 2S 3S"), cards.parse("3S 3D 3C")], defender)

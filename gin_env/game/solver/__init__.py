@@ -14,9 +14,10 @@ How it is exact and fast:
 * For 11 cards, "discard one card, then meld" is "choose sets, then drop one card of a suit's runs"
   (``DROP_DEADWOOD``, the run deadwood of a pattern less each rank): one more lookup per card instead of 11 solves.
 
-Modules: ``lookups`` (the shared lookup tables), ``scalar`` (one int-bitmask holding at a time, cached), ``showdown``
-(melds, optimal arrangements, layoffs), ``kernels`` (the same algorithm, the showdown with layoffs included,
-compiled with numba for one hand at a time), ``batched`` (many hands at once: loops of ``kernels`` over arrays).
+Modules: ``lookups`` (the shared lookup tables), ``scalar`` (one int-bitmask holding at a time, cached), ``laydown``
+(melds, optimal arrangements, the showdown and its layoffs, the defender's lay-down against declared melds alone),
+``kernels`` (the same algorithm, the showdown with layoffs included, compiled with numba for one hand at a time),
+``batched`` (many hands at once: loops of ``kernels`` over arrays).
 This package re-exports their public names, so ``solver.deadwood`` and ``solver.deadwood_batch`` read as before.
 """
 
@@ -32,7 +33,14 @@ from gin_env.game.solver.batched import (
     discard_phase_of_masks,
     showdown_of_masks,
 )
-from gin_env.game.solver.laydown import Showdown, is_meld, optimal_arrangements, showdown
+from gin_env.game.solver.laydown import (
+    DefenderLaydown,
+    Showdown,
+    defender_laydown,
+    is_meld,
+    optimal_arrangements,
+    showdown,
+)
 from gin_env.game.solver.lookups import (
     DROP_BEST_RANKS,
     DROP_DEADWOOD,
@@ -56,9 +64,9 @@ from gin_env.game.solver.scalar import (
 
 __all__ = [
     "DROP_BEST_RANKS", "DROP_DEADWOOD", "DROP_GAIN", "MAX_OPTIONS", "NOT_HELD", "NO_DROP", "PACK_STRIDE",
-    "RUN_CAPABLE", "RUN_DEADWOOD", "RUN_MOVE", "SUIT_BITS", "SUIT_MASK", "SUIT_PATTERNS", "DiscardPhase", "Showdown",
-    "arrangement", "best_discard_deadwood", "best_discard_deadwood_batch", "best_discards_of_masks", "card_bits",
-    "deadwood", "deadwood_batch", "deadwood_of_masks", "discard_deadwoods", "discard_deadwoods_batch",
-    "discard_deadwoods_of_masks", "discard_phase_of_masks", "hands_to_masks", "is_meld", "optimal_arrangements",
-    "pack_masks", "showdown", "showdown_of_masks",
+    "RUN_CAPABLE", "RUN_DEADWOOD", "RUN_MOVE", "SUIT_BITS", "SUIT_MASK", "SUIT_PATTERNS", "DefenderLaydown",
+    "DiscardPhase", "Showdown", "arrangement", "best_discard_deadwood", "best_discard_deadwood_batch",
+    "best_discards_of_masks", "card_bits", "deadwood", "deadwood_batch", "deadwood_of_masks", "defender_laydown",
+    "discard_deadwoods", "discard_deadwoods_batch", "discard_deadwoods_of_masks", "discard_phase_of_masks",
+    "hands_to_masks", "is_meld", "optimal_arrangements", "pack_masks", "showdown", "showdown_of_masks",
 ]

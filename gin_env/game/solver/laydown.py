@@ -1,5 +1,6 @@
 """Melds, every optimal arrangement of a holding, and the showdown after a knock (docs/rules.md R4, R5, R21-R23,
-R26-R29): the knocker's melds under R22's auto-arrangement, the defender's optimal joint melds and layoffs.
+R26-R29): the knocker's melds under R22's auto-arrangement, the defender's optimal joint melds and layoffs, and the
+defender's best lay-down against declared melds alone (:func:`defender_laydown`, for a player who sees only those).
 """
 
 from __future__ import annotations
@@ -9,7 +10,10 @@ from dataclasses import dataclass
 
 from gin_env.game import cards
 from gin_env.game.solver.lookups import SUIT_BITS
-from gin_env.game.solver.scalar import _deadwood_mask, _suits
+from gin_env.game.solver.scalar import _deadwood_mask, _suits, arrangement
+
+#: Cards a knocker holds after the knock (R21): declared melds of this many cards or more leave no deadwood, gin.
+KNOCKER_CARDS = 10
 
 # ---------------------------------------------------------------------------------------------------------------
 
@@ -196,15 +200,53 @@ def showdown(knocker, defender, *, layoffs: bool = True, arrangement=None) -> Sh
                     tuple(tuple(cards.to_ids(part)) for part in parts))
 
 
-def _validated_arrangement(arrangement, knocker_mask: int) -> tuple[tuple[int, ...], ...]:
+@dataclass(frozen=True)
+class DefenderLaydown:
+    """The defender's best lay-down against a knocker's declared melds (R27, R28): its least ``deadwood``, the cards
+    it lays off on each knocker meld (``layoffs``, aligned with the melds as given) and its own melds of the cards
+    left (``own_melds``, one minimum-deadwood arrangement). Cards are sorted ids."""
+
+    deadwood: int
+    layoffs: tuple[tuple[int, ...], ...]
+    own_melds: tuple[tuple[int, ...], ...]
+
+
+def defender_laydown(knocker_melds, defender_hand, *, layoffs: bool = True) -> DefenderLaydown:
+    """The defender's best lay-down given the knocker's declared melds alone, as a player at the table sees them.
+
+    ``knocker_melds``: the melds the knocker laid down (each a sequence of card ids or names, a legal set or run,
+    none sharing a card with another or with the defender); ``defender_hand``: the defender's ten cards. The result
+    is the least deadwood over joint own melds and layoffs (R28), layoffs being cards that extend a knocker meld
+    (R27: the fourth card of a set, cards continuing a run at either end, the knocker's deadwood never taking any);
+    ties go to the layoff whose sorted card ids come first. Without ``layoffs`` (the rules key, R27 off), or against
+    gin (melds holding all of the knocker's ten cards or more, R23, R24), nothing is laid off. Equal to what
+    :func:`showdown` gives the defender for the same melds; an impossible meld is a ``ValueError`` naming it."""
+    defender = cards.to_mask(defender_hand)
+    melds = _validated_arrangement(knocker_melds, cards.FULL_DECK & ~defender, owner="the defender holds")
+    gin = sum(len(m) for m in melds) >= KNOCKER_CARDS
+    if layoffs and not gin:
+        f, parts = _defender_after_layoffs(melds, defender)
+    else:
+        f, parts = _deadwood_mask(defender), (0,) * len(melds)
+    laid = 0
+    for part in parts:
+        laid |= part
+    own, _ = arrangement(defender & ~laid)
+    return DefenderLaydown(f, tuple(tuple(cards.to_ids(part)) for part in parts), tuple(tuple(m) for m in own))
+
+
+def _validated_arrangement(melds_given, allowed: int, *, owner: str = "the knocker does not hold"
+                           ) -> tuple[tuple[int, ...], ...]:
+    """``melds_given`` as sorted card-id tuples, each a legal meld of cards in ``allowed``, no two overlapping;
+    ``owner`` says in an error why a card is not allowed."""
     used = 0
     melds = []
-    for meld in arrangement:
+    for meld in melds_given:
         mask = cards.to_mask(meld)
         if not is_meld(cards.to_ids(mask)):
             raise ValueError(f"not a legal meld: {cards.to_str(mask)}")
-        if mask & ~knocker_mask:
-            raise ValueError(f"meld {cards.to_str(mask)} uses cards the knocker does not hold")
+        if mask & ~allowed:
+            raise ValueError(f"meld {cards.to_str(mask)} uses cards {owner}: {cards.to_str(mask & ~allowed)}")
         if mask & used:
             raise ValueError(f"meld {cards.to_str(mask)} overlaps another meld")
         used |= mask
