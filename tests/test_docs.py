@@ -23,8 +23,6 @@ DOTTED = re.compile(r"(?<![\w.])gin_env(?:\.\w+)+")
 #: Paths under the repository's own folders, as pages cite them (``agents/expert.py``, ``tests/data/``).
 PATH = re.compile(r"(?<![\w./-])((?:gin_env|agents|benchmarks|tests|docs|\.ci)/[\w./-]*\w)")
 FORBIDDEN = {
-    "a DESIGN.md the repository does not hold": re.compile(r"DESIGN\.md"),
-    "RULES.md (the rules are docs/rules.md)": re.compile(r"RULES\.md"),
     "a shared folder outside the repository": re.compile(r"\.\./shared"),
     "an issue or pull request number": re.compile(r"\b(?:issues?|PRs?|pull requests?)\s+#?\d+|(?<![\w&/#])#\d+\b",
                                                    re.IGNORECASE),
@@ -146,6 +144,20 @@ def resolves(dotted: str) -> bool:
 CURRENT = [page for page in PAGES if page.name != "changelog.md"]
 #: Another project's tracker, cited by its owner/name ("Farama-Foundation/Gymnasium pull request 1624").
 UPSTREAM = re.compile(r"[\w.-]+/[\w.-]+\s+$")
+#: A markdown file named on a page, with or without its folder.
+MARKDOWN = re.compile(r"(?<![\w.-])[\w./-]*\w\.md\b")
+#: A line that cites another project's files: ``owner/repo `path` ...``.
+UPSTREAM_LINE = re.compile(r"\b[\w.-]+/[\w.-]+ `")
+#: The markdown files of the repository, by name: a page may cite one by its name alone.
+REPOSITORY_MARKDOWN = {path.name for folder in (ROOT / "docs", ROOT / "tests") for path in folder.rglob("*.md")} | {
+    path.name for path in ROOT.glob("*.md")}
+
+
+def missing_markdown(text: str) -> list[str]:
+    """The markdown files ``text`` names that the repository does not hold (another project's, on a line that says
+    whose, excepted)."""
+    return sorted({name for line in text.splitlines() if not UPSTREAM_LINE.search(line)
+                   for name in MARKDOWN.findall(line) if name.rsplit("/", 1)[-1] not in REPOSITORY_MARKDOWN})
 
 
 @pytest.mark.parametrize("page", CURRENT, ids=_name)
@@ -166,6 +178,18 @@ def test_no_page_cites_what_the_repository_lacks(page):
     found = [f"{what}: {match.group(0)!r}" for what, pattern in FORBIDDEN.items()
              for match in pattern.finditer(text) if not UPSTREAM.search(text[max(0, match.start() - 80):match.start()])]
     assert not found, f"{_name(page)} cites " + "; ".join(found)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_name)
+def test_every_markdown_file_a_page_names_is_in_the_repository(page):
+    missing = missing_markdown(_text(page))
+    assert not missing, f"{_name(page)} cites markdown files the repository does not hold (cite docs/): {missing}"
+
+
+def test_missing_markdown_tells_files_apart():
+    assert missing_markdown("the rules: docs/rules.md, then formats.md") == []
+    assert missing_markdown("see ../elsewhere/NOTES.md and plans.md") == ["../elsewhere/NOTES.md", "plans.md"]
+    assert missing_markdown("- **RLCard:** datamllab/rlcard `game.py`, `guidelines.md`.") == []
 
 
 def test_the_resolver_tells_names_apart():
