@@ -85,9 +85,9 @@ def seated(table: GameTable, seat: int, roles: dict[str, list]) -> tuple[int, di
     for role, indices in placed.items():
         for k, i in enumerate(indices):
             agent = roles[role][k]
+            name = role if role not in LISTED else f"{role}[{k}]"
             # An agent that reads only the legal actions gets them without a view, whose deadwood solve and planes
             # it would throw away.
-            name = role if role not in LISTED else f"{role}[{k}]"
             others[i] = Seated(agent, name, getattr(agent, "act_on_mask", None))
     return learner, others
 

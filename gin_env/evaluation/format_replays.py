@@ -9,7 +9,7 @@ import os
 
 from gin_env.game import engine
 from gin_env.game.engine import HandState
-from gin_env.replay import replay_file
+from gin_env.replay import recorder, replay_file
 
 
 class FormatRecorder:
@@ -38,13 +38,7 @@ class FormatRecorder:
     def _save(self, game, pairing: int, start: HandState, played: list[int]) -> None:
         """Save a finished hand; its number and the scores before it come from ``game``, which does not hold it
         yet."""
-        if game.rules.players == 4:
-            number, seats, scores = game.deal, game.seats[pairing], game.scores
-            name = f"deal{number:03d}-table{pairing}"
-        else:
-            number, seats = len(game.history) + 1, game.seats
-            scores = tuple(game.scores[seat] for seat in seats)
-            name = f"hand{number:03d}"
+        name, number, seats, scores = recorder.hand_label(game, pairing)
         saved = replay_file.record(start, played, players=tuple(self.names[seat] for seat in seats),
                                    hand_number=number, scores=scores, seats=seats)
         saved.save(os.path.join(self.folder, f"{self.stem}-{name}.json"))

@@ -68,6 +68,19 @@ class Recorder:
         self._start, self._state, self._actions = None, None, []
 
 
+def hand_label(game, pairing: int = 0) -> tuple[str, int, tuple[int, int], tuple[int, int]]:
+    """How a hand of ``game`` (a ``match.MatchState``, ``three_players.ThreeState`` or ``four_players.FourState``, as
+    it stands before the hand's last action) is saved as a replay: the end of its file name (``hand{n:03d}``, or
+    ``deal{n:03d}-table{p}`` for pairing ``p`` of a four-player deal, played at R54's table ``p``), its number, the
+    seats of its two players and their scores before it (the teams', with four players)."""
+    players = game.rules.players
+    if players == 4:
+        return f"deal{game.deal:03d}-table{pairing}", game.deal, game.seats[pairing], game.scores
+    seats = game.seats if players == 3 else (0, 1)
+    number = len(game.history) + 1
+    return f"hand{number:03d}", number, seats, (game.scores[seats[0]], game.scores[seats[1]])
+
+
 def file_stem(name: str) -> str:
     """An agent name or model path as a safe part of a file name: ``models/best.zip`` -> ``best``."""
     base = os.path.splitext(os.path.basename(name.rstrip("/\\")))[0]

@@ -6,8 +6,8 @@ The person sits in seat 0 (:data:`YOU`) in every format. Two players: the ``--op
 
 A :class:`Seating` owns, for its format: the seats' names and agents, the opening line, the header of each hand or
 deal, the scores, what is said when a hand (three players) or a deal (four players) is done, the game's end, and
-how a table's hand is named and numbered as a replay. The game loop, the person's turns and the showdowns are
-:mod:`gin_env.ui.terminal`'s.
+the start of the replay files' names (the rest is ``recorder.hand_label``'s). The game loop, the person's turns
+and the showdowns are :mod:`gin_env.ui.terminal`'s.
 """
 
 from __future__ import annotations
@@ -65,13 +65,6 @@ class Seating(abc.ABC):
     def replay_prefix(self, seed: int) -> str:
         """The start of the replay files' names, which the rules, the seed and the seats decide."""
         return f"{recording.file_stem(self.rules.name)}-players{self.players}-seed{seed}"
-
-    def replay_name(self, game, pairing: int) -> tuple[str, int, tuple[int, int]]:
-        """A table's hand of ``game`` as a replay (``game`` as it stood before the hand's last action): the end of
-        its file name, its number and the scores of its two players."""
-        number = len(game.history) + 1
-        a, b = self.seats(game, pairing)
-        return f"hand{number:03d}", number, (game.scores[a], game.scores[b])
 
     def done(self, game, finished, unannounced: list[str]) -> None:
         """Say what a finished hand (a deal with four players) changed; ``unannounced`` are replays written but
@@ -203,10 +196,6 @@ class FourSeats(Seating):
 
     def hands(self, game) -> dict[int, engine.HandState]:
         return dict(enumerate(game.hands))
-
-    def replay_name(self, game, pairing: int) -> tuple[str, int, tuple[int, int]]:
-        # The team-0 seat is engine player 0 at both tables, so the team scores are the players' in order.
-        return f"deal{game.deal:03d}-table{pairing}", game.deal, game.scores
 
     def intro(self, seed: int) -> str:
         game_of = f"a game to {self.rules.team_target}" if self.rules.target is not None else "a single hand"

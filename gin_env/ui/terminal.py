@@ -126,7 +126,7 @@ class TerminalGame:
             for line in render.showdown(final, tuple(self.names[s] for s in seats)):
                 self.console.print(line)
         if self.save_replays is not None:
-            path = self._save(pairing, before, seats)
+            path = self._save(pairing, before)
             if watched:
                 self.console.print(f"Wrote {path}", style="dim")
             else:
@@ -138,10 +138,10 @@ class TerminalGame:
         if not self.table.over:
             self._start_hands()
 
-    def _save(self, pairing: int, game, seats: tuple[int, int]) -> str:
+    def _save(self, pairing: int, game) -> str:
         """Save pairing ``pairing``'s finished hand as a replay; its path."""
         start, hand_actions = self._records[pairing]
-        stem, number, scores = self.seating.replay_name(game, pairing)
+        stem, number, seats, scores = recording.hand_label(game, pairing)
         saved = replay.record(start, hand_actions, players=tuple(self.names[s] for s in seats), hand_number=number,
                               scores=scores, seats=seats)
         path = os.path.join(self.save_replays, f"{self.prefix}-{stem}.json")
