@@ -69,12 +69,6 @@ def seat_sides(players: int, seating: int) -> list[int]:
     return [(four_players.team(seat) + seating) % 2 for seat in range(4)]
 
 
-def run_prefix(rules: Rules, seed: int, names: tuple[str, ...]) -> str:
-    """The part of a line-up's replay names that its run decides: ``{rules}-players{n}-seed{seed}-{a}-vs-{b}...``
-    (the agents of the line-up, by ``recorder.labels``)."""
-    return f"{recorder.file_stem(rules.name)}-players{rules.players}-seed{seed}-" + "-vs-".join(recorder.labels(names))
-
-
 def play_games(rules: Rules, side_agents, seed: int, games: range, replays: str | None = None,
                names: tuple[str, ...] = (), on_game: Callable[[], None] | None = None) -> np.ndarray:
     """Play ``games`` of the line-up ``side_agents`` in all their seatings, saving every hand in ``replays`` when
@@ -82,7 +76,7 @@ def play_games(rules: Rules, side_agents, seed: int, games: range, replays: str 
     after each game; ``(len(games), seatings, sides, N_SIDE_COLUMNS)`` numbers (``stats.SIDE_WON`` ..
     ``SIDE_DEALS``)."""
     players = rules.players
-    stem = None if replays is None else run_prefix(rules, seed, names)
+    stem = None if replays is None else recorder.run_prefix(rules, seed, names)
     out = np.zeros((len(games), SEATINGS[players], len(side_agents), N_SIDE_COLUMNS))
     for i, game in enumerate(games):
         for seating in range(SEATINGS[players]):

@@ -73,5 +73,4 @@ def play_chunk(task: Task, on_game: Callable[[], None] | None = None,
 def replay_prefixes(names: list[str], rules: Rules, seed: int) -> tuple[str, ...]:
     """The beginnings of this run's replay names, one per line-up: a folder holding one holds a run with the same
     preset, format, seed and agents (``recorder.check_folder``)."""
-    run_prefix = recorder.run_prefix if rules.players == 2 else formats.run_prefix
-    return tuple(run_prefix(rules, seed, lineup) + "-game" for lineup in lineups(names, rules.players))
+    return tuple(recorder.run_prefix(rules, seed, lineup) + "-game" for lineup in lineups(names, rules.players))

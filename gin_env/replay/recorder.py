@@ -95,10 +95,11 @@ def labels(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
                  f"{stem}-{hashlib.sha1(name.encode()).hexdigest()[:8]}" for stem, name in zip(stems, names))
 
 
-def run_prefix(rules: Rules, seed: int, names: tuple[str, str]) -> str:
-    """The part of a duplicate game's replay names that its run decides: ``{rules}-seed{seed}-{a}-vs-{b}``."""
-    a, b = labels(names)
-    return f"{file_stem(rules.name)}-seed{seed}-{a}-vs-{b}"
+def run_prefix(rules: Rules, seed: int, names: tuple[str, ...]) -> str:
+    """The part of a game's replay names that its run decides: ``{rules}-seed{seed}-{a}-vs-{b}`` for two players,
+    ``{rules}-players{n}-seed{seed}-{a}-vs-{b}...`` for a line-up of three or four (the agents by :func:`labels`)."""
+    players = "" if rules.players == 2 else f"-players{rules.players}"
+    return f"{file_stem(rules.name)}{players}-seed{seed}-" + "-vs-".join(labels(names))
 
 
 def check_folder(directory: str | os.PathLike, prefixes: tuple[str, ...], option: str | None = None) -> None:
