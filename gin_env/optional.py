@@ -26,6 +26,7 @@ EXTRAS = {
     "moviepy": "video",
     "pyspiel": "openspiel",
     "ray": "ray",
+    "minari": "datasets",
 }
 
 

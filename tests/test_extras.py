@@ -71,6 +71,13 @@ def test_the_pettingzoo_env_without_pettingzoo():
                                      "pip install 'gin-env[pettingzoo]'")
 
 
+@pytest.mark.parametrize("argv", [["dataset", "simple", "random", "--hands", "2", "--root", "."],
+                                  ["train", "--from-dataset", "gin-rummy/any-v0", "--run-dir", "run"]])
+def test_datasets_without_minari(argv, tmp_path):
+    _one_line(_run(["minari"], "gin_env.cli", *argv, cwd=tmp_path), "datasets")
+    assert os.listdir(tmp_path) == []
+
+
 #: What a training run imports beyond the core.
 TRAINING = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "matplotlib")
 

@@ -14,7 +14,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 #: ``base`` is the top-level helpers every layer may use (``files``, ``optional``, ``arguments``); ``cli`` the
 #: ``gin-env`` command over every job.
 LAYERS = ("base", "game", "batch", "belief", "agents", "table", "replay", "ui", "envs", "interop", "evaluation",
-          "training", "cli")
+          "datasets", "training", "cli")
 BASE = ("files", "optional", "arguments")
 MAX_TOP_LEVEL_MODULES = 8
 MAX_MODULE_LINES = 400

@@ -20,14 +20,15 @@ SMOOTHING = 0.3
 
 
 class Progress:
-    """A bar of ``total`` ``unit``\\ s (duplicate games), shown on stderr when ``show``; a context manager."""
+    """A bar of ``total`` ``unit``\\ s (duplicate games), labelled ``desc``, shown on stderr when ``show``; a
+    context manager."""
 
-    def __init__(self, total: int, unit: str, show: bool) -> None:
+    def __init__(self, total: int, unit: str, show: bool, desc: str = "evaluating") -> None:
         self.done = 0
         self.bar = None
         if show:
             tqdm = require("tqdm", "the progress bar (--no-progress hides it)").tqdm
-            self.bar = tqdm(total=total, unit=unit, desc="evaluating", smoothing=SMOOTHING)
+            self.bar = tqdm(total=total, unit=unit, desc=desc, smoothing=SMOOTHING)
 
     def to(self, done: int) -> None:
         """``done`` games are played in all."""

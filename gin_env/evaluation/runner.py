@@ -65,10 +65,11 @@ def _store(results: dict, task: Task, block: np.ndarray, n: int) -> None:
 
 def _play_task(task: Task) -> np.ndarray:
     """A worker's unit of work: the task's games, each counted for the progress bar."""
-    return play_chunk(task, _count_game)
+    return play_chunk(task, count_game)
 
 
-def _count_game() -> None:
+def count_game() -> None:
+    """In a worker of :func:`start_pool`: one more game played, for the bar in the parent process."""
     with _games_played.get_lock():
         _games_played.value += 1
 
@@ -84,7 +85,7 @@ def _init_worker(games_played=None) -> None:
         os.environ[variable] = "1"
 
 
-def _start_pool(workers: int, games_played):
+def start_pool(workers: int, games_played):
     """``workers`` spawned processes that ignore Ctrl-C from their first instruction: a terminal sends it to every
     process in the group, and only the parent must act on it (it stops the pool). Ignored signals stay ignored
     across the spawn's exec, so SIGINT is ignored while the workers start, then handed back to the parent."""
@@ -105,13 +106,13 @@ def _play_on_pool(tasks: list[Task], results: dict, n: int, workers: int, bar: P
     """Play ``tasks`` on ``workers`` worker processes into ``results``; the bar follows the workers' shared count of
     games played, looked at every ``POLL_SECONDS`` while waiting for the next chunk."""
     games_played = get_context("spawn").Value("q", 0)
-    pool = _start_pool(workers, games_played)
+    pool = start_pool(workers, games_played)
     worker_pids = [process.pid for process in multiprocessing.active_children()]
     try:
         with pool:
             blocks = pool.imap(_play_task, tasks)
             for task in tasks:
-                _store(results, task, _next_block(blocks, lambda: bar.to(games_played.value)), n)
+                _store(results, task, next_result(blocks, lambda: bar.to(games_played.value)), n)
                 bar.to(games_played.value)
     finally:
         # The pool is stopped (its workers joined) by now; an interrupted worker may have left a temporary.
@@ -119,7 +120,7 @@ def _play_on_pool(tasks: list[Task], results: dict, n: int, workers: int, bar: P
             replay.remove_temporaries(replays, worker_pids)
 
 
-def _next_block(blocks, on_wait: Callable[[], None]) -> np.ndarray:
+def next_result(blocks, on_wait: Callable[[], None]):
     """The next result of ``blocks`` (a pool's ``imap``), calling ``on_wait()`` every ``POLL_SECONDS`` until then."""
     while True:
         try:

@@ -27,10 +27,10 @@ DEVICES = ("auto", "cpu", "cuda")
 
 #: Numeric options of :class:`.config.Args` -> (lowest, whether the lowest itself is refused, highest).
 RANGES = {
-    **dict.fromkeys(("total_timesteps", "num_envs", "slots", "snapshot_every", "snapshots", "n_steps", "n_epochs",
+    **dict.fromkeys(("num_envs", "slots", "snapshot_every", "snapshots", "n_steps", "n_epochs",
                      "imitate_epochs", "imitate_batch_size", "channels", "features", "hidden", "eval_every",
                      "checkpoint_every", "threads"), (1, False, math.inf)),
-    **dict.fromkeys(("eval_deals", "imitate_steps"), (0, False, math.inf)),
+    **dict.fromkeys(("total_timesteps", "eval_deals", "imitate_steps"), (0, False, math.inf)),
     **dict.fromkeys(("reward_scale", "learning_rate", "clip_range", "imitate_lr", "knock_weight"),
                     (0, True, math.inf)),
     **dict.fromkeys(("ent_coef", "shaping"), (0, False, math.inf)),
@@ -109,6 +109,25 @@ def check_agents(args: Args) -> None:
     load_agent("--eval-opponent", args.eval_opponent, batched=False)
 
 
+def check_dataset(args: Args) -> None:
+    """``--from-dataset``: a Minari dataset of two-player ``GinRummy-v0`` under the run's ``--rules``, whose
+    decisions ``--imitate-steps`` lets the cloning read."""
+    if args.resume:
+        raise ValueError("--from-dataset clones before PPO starts; a --resume run has started (drop one of them)")
+    if not args.imitate_steps:
+        raise ValueError("--from-dataset with --imitate-steps 0 would clone nothing; give it a number of decisions")
+    require("minari", "--from-dataset")
+    from gin_env.datasets import decisions
+
+    kwargs = decisions.env_kwargs(decisions.open_dataset(args.from_dataset))
+    if kwargs.get("rules", "standard") != args.rules:
+        raise ValueError(f"--from-dataset {args.from_dataset}: its episodes were played under the rules "
+                         f"{kwargs.get('rules')!r}; train with --rules {kwargs.get('rules')}, or record another")
+    if kwargs.get("players") not in (None, 2) or kwargs.get("room") is not None:
+        raise ValueError(f"--from-dataset {args.from_dataset}: its episodes are not of two players, and training "
+                         "plays two")
+
+
 def check_history(args: Args) -> dict:
     """The history the run continues: the run folder's ``history.json`` when resuming into it (checked, and
     evaluated against the same opponent), else a new one."""
@@ -172,6 +191,8 @@ def check_args(args: Args) -> dict:
         check_resume_file(args)
     history = check_history(args)
     check_agents(args)
+    if args.from_dataset:
+        check_dataset(args)
     require_training(args)
     if args.resume:
         check_resume_model(args)

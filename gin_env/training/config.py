@@ -18,7 +18,8 @@ class Args:
     but for ``--rules``: every command defaults to the ``standard`` preset, and that chain ran under ``eaai``.
     :func:`gin_env.training.checks.check_args` says which values are allowed."""
 
-    total_timesteps: int = field(default=3_000_000, metadata={"help": "learner decisions to train for, in all"})
+    total_timesteps: int = field(default=3_000_000, metadata={
+        "help": "learner decisions to train for, in all (0: the cloning alone, no PPO)"})
     seed: int = field(default=1, metadata={"help": "seeds the games, the network, PPO and the opponent draws"})
     rules: str = field(default="standard", metadata={"help": f"rules preset: {', '.join(sorted(PRESETS))}"})
     reward_scale: float = field(default=50.0, metadata={"help": "reward = learner's hand points / this"})
@@ -39,6 +40,9 @@ class Args:
     imitate_steps: int = field(default=1_000_000, metadata={
         "help": "teacher decisions collected for behaviour cloning before PPO starts (0: no cloning)"})
     teacher: str = field(default="expert", metadata={"help": "the agent cloned before PPO starts"})
+    from_dataset: str = field(default="", metadata={
+        "help": "clone the recorded agent of this Minari dataset (an id or a folder; gin-env dataset writes one) "
+                "instead of collecting --teacher's decisions; --imitate-steps caps the decisions read"})
     imitate_opponent: str = field(default="simple", metadata={"help": "the teacher's opponent while collecting"})
     imitate_epochs: int = field(default=6, metadata={"help": "passes over the collected decisions"})
     knock_weight: float = field(default=10.0, metadata={

@@ -57,14 +57,27 @@ def collect_teacher_games(args: Args) -> dict[str, np.ndarray]:
             "has_return": flat(has_return)}
 
 
+def dataset_decisions(args: Args) -> dict[str, np.ndarray]:
+    """The decisions of ``--from-dataset`` (at most ``--imitate-steps``) as :func:`collect_teacher_games` gives the
+    teacher's: the values are each hand's shaped return, from the rewards the dataset recorded."""
+    from gin_env.datasets import decisions as reading
+
+    found = reading.read_decisions(reading.open_dataset(args.from_dataset), args.imitate_steps)
+    values = reading.hand_returns(found, args.reward_scale, args.gamma) - potential(found.obs, args)
+    return {"obs": found.obs, "masks": found.masks, "actions": found.actions, "values": values.astype(np.float32),
+            "has_return": found.ended}
+
+
 def imitate(model, args: Args, history: dict) -> None:
-    """Behaviour cloning of the ``--teacher``: ``--imitate-epochs`` passes over :func:`collect_teacher_games`,
+    """Behaviour cloning of the ``--teacher`` (or the agent recorded in ``--from-dataset``): ``--imitate-epochs``
+    passes over :func:`collect_teacher_games` (or :func:`dataset_decisions`),
     training the policy to pick the teacher's action (cross-entropy over legal actions) and the critic to predict
     the teacher's returns; 5% of the decisions are held out to report how often the policy agrees with the teacher.
 
     A warm start, not the goal: PPO then starts from a policy that already plays like the teacher, with a critic
     that knows what positions are worth, instead of spending millions of steps on learning what deadwood is."""
-    data = collect_teacher_games(args)
+    data = dataset_decisions(args) if args.from_dataset else collect_teacher_games(args)
+    teacher = args.from_dataset or args.teacher
     # Knocks are about 1% of decisions but decide hands: a missed gin costs a whole hand.
     knock_legal = data["masks"][:, KNOCK_BASE:].any(axis=1) | data["masks"][:, BIG_GIN]
     data["weights"] = np.where(knock_legal, args.knock_weight, 1.0).astype(np.float32)
@@ -103,6 +116,6 @@ def imitate(model, args: Args, history: dict) -> None:
             logits = policy.get_distribution(tensor("obs", rows), action_masks=data["masks"][rows]).distribution.logits
             agree.append(logits.argmax(dim=1).cpu().numpy() == data["actions"][rows])
     agreement = float(np.concatenate(agree).mean())
-    history["imitation"] = {"teacher": args.teacher, "decisions": int(data["actions"].size),
+    history["imitation"] = {"teacher": teacher, "decisions": int(data["actions"].size),
                             "held_out_agreement": agreement}
-    print(f"imitation of {args.teacher}: greedy policy agrees on {agreement:.1%} of held-out decisions")
+    print(f"imitation of {teacher}: greedy policy agrees on {agreement:.1%} of held-out decisions")

@@ -1,0 +1,67 @@
+"""The episodes of a dataset, played in this process or by worker processes, and what its metadata says of them."""
+
+from __future__ import annotations
+
+import dataclasses
+from multiprocessing import get_context
+
+from gin_env import __version__
+from gin_env.datasets.episodes import REWARD_SCALE, Collection, Episode, agent_record, play_episodes
+from gin_env.evaluation import runner
+from gin_env.evaluation.progress import Progress
+from gin_env.game.actions import N_ACTIONS
+from gin_env.game.observation import OBS_SIZE
+from gin_env.game.rules import Rules
+
+#: Episodes per piece of work sent to a worker: an even split, a live bar, little traffic between processes.
+CHUNK = 20
+
+
+def _play_chunk(piece: tuple[Collection, int, int]) -> list[Episode]:
+    collection, start, stop = piece
+    return play_episodes(collection, start, stop, runner.count_game)
+
+
+def collect(collection: Collection, episodes: int, workers: int = 1, progress: bool = True) -> list[Episode]:
+    """``episodes`` episodes of ``collection``, in order; the same whatever ``workers`` (each episode has its own
+    seed)."""
+    pieces = [(collection, start, min(start + CHUNK, episodes)) for start in range(0, episodes, CHUNK)]
+    played: list[Episode] = []
+    with Progress(episodes, "episode", progress, "playing") as bar:
+        if workers == 1 or len(pieces) == 1:
+            for piece in pieces:
+                played += play_episodes(*piece, bar.add)
+            return played
+        games_played = get_context("spawn").Value("q", 0)
+        with runner.start_pool(min(workers, len(pieces)), games_played) as pool:
+            results = pool.imap(_play_chunk, pieces)
+            for _ in pieces:
+                played += runner.next_result(results, lambda: bar.to(games_played.value))
+                bar.to(games_played.value)
+    return played
+
+
+def metadata(collection: Collection, episodes: list[Episode]) -> dict:
+    """What the dataset's metadata (key ``gin_env``) says of how it was played: gin-env's version, the agents with
+    their versions, the rules in full, the format, the kind of episode, the seeds, and how to read the arrays."""
+    kwargs = collection.env_kwargs()
+    others = {role: ([agent_record(name) for name in kwargs[role]] if isinstance(kwargs[role], list)
+                     else agent_record(kwargs[role]))
+              for role in ("opponent", "opponents", "partner", "teammates") if role in kwargs}
+    return {
+        "version": __version__,
+        "player": agent_record(collection.player),
+        "others": others,
+        "rules": dataclasses.asdict(Rules.preset(collection.rules)),
+        "players": collection.players,
+        "room": None if collection.room is None else list(collection.room),
+        "episode": collection.episode,
+        "learner_seat": collection.learner_seat,
+        "seed": collection.seed,
+        "episode_seeds": "numpy.random.SeedSequence([seed, index]).generate_state(1, uint64)[0] >> 1",
+        "episodes": len(episodes),
+        "steps": int(sum(e.actions.size for e in episodes)),
+        "reward_scale": REWARD_SCALE,
+        "observation_size": OBS_SIZE,
+        "actions": N_ACTIONS,
+    }

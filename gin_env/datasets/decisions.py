@@ -1,0 +1,112 @@
+"""A Minari dataset of ``GinRummy-v0`` read back as the recorded agent's decisions, for cloning: what it saw, what
+it could do, what it chose, and what each hand paid. Any dataset of ``GinRummy-v0`` with each step's action mask in
+its infos qualifies: one ``gin-env dataset`` wrote, or one ``minari.DataCollector`` recorded with
+:class:`.minari_files.GinRummyStepData`."""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import numpy as np
+
+from gin_env.datasets.minari_files import dataset_folder, default_root, minari
+from gin_env.game.actions import N_ACTIONS
+from gin_env.game.observation import OBS_SIZE
+
+#: GinRummy-v0's default ``reward_scale``, for a dataset whose env spec does not give one.
+DEFAULT_REWARD_SCALE = 100.0
+
+
+class Decisions(NamedTuple):
+    """``n`` decisions in episode order: ``obs`` (n, 375) float32, legal ``masks`` (n, 108) bool, the ``actions``
+    chosen, the learner's ``points`` paid by the step (reward times the env's ``reward_scale``), ``hand_over`` (a
+    hand or the episode ended with the step), ``ended`` (the step's hand ended within the dataset, so its return
+    is known), and the env's arguments (``env_kwargs``) from the dataset's spec."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    points: np.ndarray
+    hand_over: np.ndarray
+    ended: np.ndarray
+    env_kwargs: dict
+
+
+def open_dataset(source: str, option: str = "--from-dataset"):
+    """The ``minari.MinariDataset`` at ``source``: a dataset id (looked for where ``minari.load_dataset`` looks) or
+    a dataset's folder (or its ``data`` folder). ``FileNotFoundError`` or ``ValueError`` naming ``option``."""
+    candidates = [source, os.path.join(source, "data")]
+    if not os.path.isabs(source):
+        candidates.append(os.path.join(dataset_folder(default_root(), source), "data"))
+    for path in candidates:
+        if os.path.isfile(os.path.join(path, "metadata.json")):
+            try:
+                return minari.MinariDataset(path)
+            except Exception as err:  # Minari raises what its readers raise (JSON, pyarrow, its own asserts)
+                raise ValueError(f"{option} {source}: not a readable Minari dataset ({err})") from None
+    raise FileNotFoundError(f"{option} {source}: no Minari dataset there, nor one of that id in {default_root()}")
+
+
+def env_kwargs(dataset, option: str = "--from-dataset") -> dict:
+    """The ``GinRummy-v0`` arguments the dataset was played with; ``ValueError`` for a dataset of another env or
+    with other spaces."""
+    spec = dataset.spec.env_spec
+    if spec is None or spec.id != "GinRummy-v0":
+        raise ValueError(f"{option}: the dataset is of {spec.id if spec else 'no env'}, not GinRummy-v0")
+    space = dataset.observation_space
+    if getattr(space, "shape", None) != (OBS_SIZE,) or getattr(dataset.action_space, "n", None) != N_ACTIONS:
+        raise ValueError(f"{option}: the dataset's observations are {space}, not GinRummy-v0's ({OBS_SIZE},) with "
+                         f"{N_ACTIONS} actions")
+    return dict(spec.kwargs)
+
+
+def read_decisions(dataset, limit: int | None = None, option: str = "--from-dataset") -> Decisions:
+    """The recorded agent's decisions in ``dataset``, episode by episode, at most ``limit`` of them (whole
+    episodes, but for the last). ``ValueError`` for a dataset without action masks in its infos, or a recorded
+    action that the mask says was illegal."""
+    kwargs = env_kwargs(dataset, option)
+    scale = float(kwargs.get("reward_scale", DEFAULT_REWARD_SCALE))
+    parts: dict[str, list] = {key: [] for key in ("obs", "masks", "actions", "points", "hand_over", "ended")}
+    taken = 0
+    for episode in dataset.iterate_episodes():
+        if limit is not None and taken >= limit:
+            break
+        infos = episode.infos or {}
+        if "action_mask" not in infos:
+            raise ValueError(f"{option}: episode {episode.id} has no action_mask in its infos; record with "
+                             "gin-env dataset, or minari.DataCollector with gin_env.datasets.minari_files."
+                             "GinRummyStepData")
+        n = len(episode.actions)
+        masks = np.asarray(infos["action_mask"][:n], dtype=bool)
+        actions = np.asarray(episode.actions, dtype=np.int64)
+        if not masks[np.arange(n), actions].all():
+            raise ValueError(f"{option}: episode {episode.id} records an action its mask says was illegal")
+        finished = np.asarray(infos.get("hand_ended", np.zeros(n + 1, dtype=bool))[1:], dtype=bool)
+        finished |= np.asarray(episode.terminations, dtype=bool)
+        ended = np.flip(np.logical_or.accumulate(np.flip(finished)))
+        # A truncated episode stops its last hand's return too, unfinished.
+        hand_over = finished | np.asarray(episode.truncations, dtype=bool)
+        for key, values in (("obs", episode.observations[:n]), ("masks", masks), ("actions", actions),
+                            ("points", np.asarray(episode.rewards, dtype=np.float64) * scale),
+                            ("hand_over", hand_over), ("ended", ended)):
+            parts[key].append(values)
+        taken += n
+    if not taken:
+        raise ValueError(f"{option}: the dataset holds no decisions")
+    arrays = {key: np.concatenate(values) for key, values in parts.items()}
+    if limit is not None:
+        arrays = {key: values[:limit] for key, values in arrays.items()}
+    arrays["obs"] = arrays["obs"].astype(np.float32, copy=False)
+    return Decisions(**arrays, env_kwargs=kwargs)
+
+
+def hand_returns(decisions: Decisions, reward_scale: float, gamma: float) -> np.ndarray:
+    """Each decision's discounted return to the end of its hand, in points / ``reward_scale``: what the critic of a
+    run with that scale and ``gamma`` estimates (zero where the hand's end is not in the dataset)."""
+    returns = np.zeros(decisions.actions.size, dtype=np.float64)
+    following = 0.0
+    for t in range(decisions.actions.size - 1, -1, -1):
+        following = decisions.points[t] / reward_scale + gamma * (0.0 if decisions.hand_over[t] else following)
+        returns[t] = following
+    return returns

@@ -1,0 +1,240 @@
+"""Minari datasets (gin_env.datasets, gin-env dataset, train --from-dataset): a dataset written by the command loads
+with minari alone, holds legal actions, masks and outcomes that agree with the rewards, replays from its seeds, does
+not depend on the workers, covers every format, and is refused or left unwritten whole on bad input;
+minari.DataCollector records GinRummy-v0; training clones a dataset."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+minari = pytest.importorskip("minari")
+
+from gin_env import agents  # noqa: E402
+from gin_env.datasets import cli as dataset_cli  # noqa: E402
+from gin_env.datasets import decisions, episodes, minari_files  # noqa: E402
+from gin_env.datasets.episodes import OTHER, OWN, Collection  # noqa: E402
+
+ID = "gin-rummy/expert-vs-simple-standard-v0"
+
+
+def write(root, *argv) -> int:
+    return dataset_cli.main(["--root", str(root), "--no-progress", *argv], "gin-env dataset")
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """30 hands of expert against simple, written by the command, and the dataset read back."""
+    root = tmp_path_factory.mktemp("datasets")
+    assert write(root, "expert", "simple", "--hands", "30", "--workers", "1") == 0
+    return root, minari.MinariDataset(os.path.join(minari_files.dataset_folder(str(root), ID), "data"))
+
+
+def test_the_command_writes_a_dataset_that_minari_loads_without_gin_env(written):
+    root, _ = written
+    script = (
+        "import json, sys, minari, numpy as np\n"
+        f"d = minari.load_dataset({ID!r})\n"
+        "e = d[0]\n"
+        "legal = e.infos['action_mask'][np.arange(len(e.actions)), e.actions]\n"
+        "print(json.dumps({'episodes': d.total_episodes, 'legal': bool(legal.all()),\n"
+        "                  'ended': bool(e.infos['hand_ended'][-1]), 'kind': str(e.infos['kind'][-1]),\n"
+        "                  'player': d.storage.metadata['gin_env']['player'],\n"
+        "                  'gin_env': 'gin_env' in sys.modules}))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                          env={**os.environ, "MINARI_DATASETS_PATH": str(root)})
+    found = json.loads(done.stdout)
+    assert found == {"episodes": 30, "legal": True, "ended": True, "kind": found["kind"],
+                     "player": {"agent": agents.versioned("expert")}, "gin_env": False}
+    assert found["kind"] in ("knock", "gin", "undercut", "big_gin", "dead")
+
+
+def test_metadata_names_agents_rules_seeds_and_version(written):
+    _, dataset = written
+    meta = dataset.storage.metadata["gin_env"]
+    import gin_env
+
+    assert meta["version"] == gin_env.__version__ and meta["seed"] == 0 and meta["episodes"] == 30
+    assert meta["others"] == {"opponent": {"agent": agents.versioned("simple")}}
+    assert meta["rules"]["name"] == "standard" and meta["rules"]["knock_limit"] == 10
+    assert meta["steps"] == dataset.total_steps
+    seeds = [m["seed"] for m in dataset.storage.get_episode_metadata(range(3))]
+    assert seeds == [episodes.episode_seed(0, i) for i in range(3)]
+
+
+def test_outcomes_agree_with_rewards_and_each_hand_ends_its_episode(written):
+    _, dataset = written
+    for episode in dataset.iterate_episodes():
+        infos = episode.infos
+        n = len(episode.actions)
+        assert episode.observations.shape == (n + 1, 375) and infos["action_mask"].shape == (n + 1, 108)
+        assert infos["action_mask"][np.arange(n), episode.actions].all()
+        # R20-R35: the hand's points go to the step that ends it, signed from the learner's side.
+        assert infos["hand_ended"][1:].tolist() == [False] * (n - 1) + [True] and episode.terminations[-1]
+        assert np.isclose(infos["points"][-1], episode.rewards.sum() * episodes.REWARD_SCALE)
+        won, points = int(infos["won"][-1]), int(infos["points"][-1])
+        assert (won == OWN) == (points > 0) and (won == OTHER) == (points < 0)
+        if infos["kind"][-1] == "dead":
+            assert infos["knocker_deadwood"][-1] == episodes.NO_DEADWOOD and infos["knocked"][-1] == 0
+        else:
+            assert infos["knocked"][-1] in (OWN, OTHER) and infos["knocker_deadwood"][-1] >= 0
+
+
+def test_an_episode_replays_from_its_seed_in_the_recovered_env(written):
+    _, dataset = written
+    env = dataset.recover_environment()
+    episode = dataset[4]
+    obs, _ = env.reset(seed=dataset.storage.get_episode_metadata([4]).__next__()["seed"])
+    assert np.array_equal(obs, episode.observations[0])
+    for t, action in enumerate(episode.actions):
+        obs, reward, *_ = env.step(int(action))
+        assert np.array_equal(obs, episode.observations[t + 1]) and reward == pytest.approx(episode.rewards[t])
+
+
+def test_the_episodes_do_not_depend_on_the_workers():
+    collection = Collection("simple", ("random",), seed=7)
+    alone = episodes.play_episodes(collection, 0, 6)
+    from gin_env.datasets import collect
+
+    split = collect.collect(collection, 6, workers=2, progress=False)
+    later = episodes.play_episodes(collection, 3, 6)
+    for a, b in zip(alone, split):
+        assert a.seed == b.seed and np.array_equal(a.actions, b.actions) and np.array_equal(a.observations,
+                                                                                          b.observations)
+    assert all(np.array_equal(a.actions, b.actions) for a, b in zip(alone[3:], later))
+
+
+@pytest.mark.parametrize("argv, rewards_are_points", [
+    (["random", "simple", "simple", "--players", "3", "--hands", "4"], True),
+    (["random", "simple", "--players", "4", "--hands", "4"], False),
+    (["random", "simple", "--room", "2", "2", "--hands", "4"], True),
+    (["simple", "random", "--matches", "1", "--rules", "eaai"], False),
+])
+def test_every_format_and_episode_kind(tmp_path, argv, rewards_are_points):
+    assert write(tmp_path, *argv, "--workers", "1", "--id", "f-v0") == 0
+    dataset = minari.MinariDataset(os.path.join(tmp_path, "f-v0", "data"))
+    for episode in dataset.iterate_episodes():
+        infos = episode.infos
+        assert infos["action_mask"][np.arange(len(episode.actions)), episode.actions].all()
+        assert infos["hand_ended"][-1] and set(infos["won"].tolist()) <= {-1, 0, 1}
+        if rewards_are_points:
+            assert np.isclose(infos["points"].sum(), episode.rewards.sum() * episodes.REWARD_SCALE)
+        if "--matches" in argv:
+            # R41-R43: the game ends with the episode, and only there.
+            assert infos["match_ended"].tolist() == [False] * len(episode.actions) + [True]
+
+
+def test_one_other_name_fills_every_seat_and_a_wrong_count_is_refused():
+    kwargs = Collection("expert", ("simple",), players=4).env_kwargs()
+    assert kwargs["partner"] == "expert" and kwargs["opponents"] == ["simple", "simple"]
+    with pytest.raises(ValueError, match="3 players seats 2 other agents"):
+        Collection("expert", ("simple", "random", "random"), players=3).env_kwargs()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["nobody", "simple", "--hands", "2"], "unknown agent 'nobody'"),
+    (["expert", "simple", "random", "--hands", "2"], "2 players seats 1 other agents"),
+    (["expert", "simple", "--hands", "2", "--id", "no-version"], "end the id in its version"),
+    (["expert", "simple", "--hands", "2", "--id", "bad id-v0"], "a Minari dataset id is"),
+    (["expert", "simple", "--matches", "2", "--rules", "openspiel"], "no target score"),
+])
+def test_bad_input_is_refused_before_any_game(tmp_path, capsys, argv, message):
+    assert write(tmp_path, *argv) == 2
+    assert message in capsys.readouterr().err and os.listdir(tmp_path) == []
+
+
+def test_an_existing_dataset_is_never_overwritten(written, capsys):
+    root, dataset = written
+    before = dataset.total_steps
+    assert write(root, "expert", "simple", "--hands", "2") == 2
+    assert "already holds a dataset" in capsys.readouterr().err
+    assert minari.MinariDataset(os.path.join(minari_files.dataset_folder(str(root), ID), "data")).total_steps == before
+
+
+def test_a_failed_write_leaves_nothing(tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(minari, "create_dataset_from_buffers", broken)
+    with pytest.raises(OSError, match="disk full"):
+        write(tmp_path, "simple", "random", "--hands", "2", "--workers", "1")
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.filterwarnings("ignore:.*is set to None:UserWarning")
+def test_data_collector_records_gin_rummy_with_its_infos(tmp_path, monkeypatch):
+    pytest.importorskip("jax", reason="minari.DataCollector needs minari[create]")
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    env = minari.DataCollector(gym.make("GinRummy-v0", opponent="simple"), record_infos=True,
+                               step_data_callback=minari_files.GinRummyStepData, data_format="arrow")
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        _, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            action = rng.choice(np.flatnonzero(info["action_mask"]))
+            _, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+    dataset = env.create_dataset("gin-rummy/collected-v0", algorithm_name="random")
+    assert minari.load_dataset("gin-rummy/collected-v0").total_episodes == 3
+    found = decisions.read_decisions(dataset)
+    assert found.actions.size == dataset.total_steps and found.ended.all()
+    assert found.masks[np.arange(found.actions.size), found.actions].all()
+
+
+def test_decisions_carry_each_hands_return(written):
+    _, dataset = written
+    found = decisions.read_decisions(dataset)
+    assert found.actions.size == dataset.total_steps and found.hand_over.sum() == 30
+    returns = decisions.hand_returns(found, 100.0, 1.0)
+    # Undiscounted, every decision of a hand returns what the hand paid.
+    ends = np.flatnonzero(found.hand_over)
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    for start, end in zip(starts, ends):
+        assert np.allclose(returns[start:end + 1], found.points[end] / 100.0)
+    assert decisions.read_decisions(dataset, limit=10).actions.size == 10
+
+
+@pytest.mark.filterwarnings("ignore:.*is set to None:UserWarning")
+def test_decisions_refuse_a_dataset_without_masks(tmp_path, monkeypatch):
+    pytest.importorskip("jax", reason="minari.DataCollector needs minari[create]")
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    env = minari.DataCollector(gym.make("GinRummy-v0", opponent="random"), data_format="arrow")
+    _, info = env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        done = terminated or truncated
+    dataset = env.create_dataset("bare-v0", algorithm_name="first legal")
+    with pytest.raises(ValueError, match="no action_mask in its infos"):
+        decisions.read_decisions(dataset)
+    with pytest.raises(FileNotFoundError, match="no Minari dataset there"):
+        decisions.open_dataset(str(tmp_path / "nothing"))
+
+
+def test_training_clones_a_dataset(written, tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from gin_env.training import checks, config, loop
+
+    root, _ = written
+    folder = minari_files.dataset_folder(str(root), ID)
+    tiny = ["--num-envs", "64", "--slots", "4", "--n-steps", "16", "--batch-size", "256", "--channels", "4",
+            "--features", "32", "--hidden", "16", "--eval-deals", "0", "--no-progress", "--imitate-epochs", "2"]
+    args = config.parse_args(["--from-dataset", folder, "--total-timesteps", "0", "--run-dir", str(tmp_path / "r"),
+                              *tiny])
+    loop.train(args)
+    with open(tmp_path / "r" / "history.json") as file:
+        imitation = json.load(file)["imitation"]
+    assert imitation["teacher"] == folder and imitation["decisions"] > 300
+    assert agents.load(str(tmp_path / "r" / "last.zip"))
+    for extra, message in ((["--rules", "eaai"], "played under the rules 'standard'"),
+                           (["--imitate-steps", "0"], "would clone nothing")):
+        with pytest.raises(ValueError, match=message):
+            checks.check_args(config.parse_args(["--from-dataset", folder, "--run-dir", str(tmp_path / "s"),
+                                                 *tiny, *extra]))
