@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -64,6 +65,8 @@ def test_metadata_names_agents_rules_seeds_and_version(written):
     assert meta["others"] == {"opponent": {"agent": agents.versioned("simple")}}
     assert meta["rules"]["name"] == "standard" and meta["rules"]["knock_limit"] == 10
     assert meta["steps"] == dataset.total_steps
+    # Minari's own size field, measured once when the dataset is complete.
+    assert dataset.storage.metadata["dataset_size"] == dataset.storage.get_size() > 0
     seeds = [m["seed"] for m in dataset.storage.get_episode_metadata(range(3))]
     assert seeds == [episodes.episode_seed(0, i) for i in range(3)]
 
@@ -238,3 +241,15 @@ def test_training_clones_a_dataset(written, tmp_path):
         with pytest.raises(ValueError, match=message):
             checks.check_args(config.parse_args(["--from-dataset", folder, "--run-dir", str(tmp_path / "s"),
                                                  *tiny, *extra]))
+
+
+@pytest.mark.filterwarnings("ignore:.*is set to None:UserWarning")
+def test_the_collector_example_of_the_docs_runs(tmp_path, monkeypatch):
+    pytest.importorskip("jax", reason="minari.DataCollector needs minari[create]")
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    page = open(os.path.join(os.path.dirname(__file__), "..", "docs", "datasets.md"), encoding="utf-8").read()
+    section = page[page.index("## Recording with"):]
+    namespace: dict = {}
+    exec(re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1), namespace)
+    assert namespace["dataset"].total_episodes == 10
+    assert decisions.read_decisions(namespace["dataset"]).actions.size == namespace["dataset"].total_steps
