@@ -9,7 +9,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from gin_env.envs import roles
+from gin_env.envs import hand_history, roles
 from gin_env.game import engine
 from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, PlayerView, encode
@@ -31,9 +31,7 @@ from gin_env.table.checks import (
 )
 from gin_env.table.formats import make_table, resolve_format
 from gin_env.table.protocol import AtTable, not_offered
-
-#: How the learner's side and the other are named in infos.
-SIDES = ("learner", "opponent")
+from gin_env.table.two_players import OUTCOME_SIDES
 
 
 class GinRummyEnv(AtTable, gym.Env):
@@ -91,7 +89,9 @@ class GinRummyEnv(AtTable, gym.Env):
     pickups, its discards, the upcards and discards it declined, and the cards still unseen; then the phase one-hot,
     the dealer flag, stock size, knock limit, own deadwood and the match scores (own first: the hand opponent's with
     three players, the teams' over ``team_target`` with four). It holds only what the learner may know: hidden cards
-    and the stock order never change it. A three-player learner sitting a hand out observes zeros.
+    and the stock order never change it. A three-player learner sitting a hand out observes zeros. With
+    ``information_state=True``: ``Dict(observation=that Box, history=Box(0, N_TOKENS - 1, (L,), int16))``, the public
+    events of the learner's hand so far, a token each (``gin_env.game.information_state``; docs/belief.md).
 
     ## Starting State
 
@@ -148,7 +148,7 @@ class GinRummyEnv(AtTable, gym.Env):
     ```python
     gym.make("GinRummy-v0", rules="standard", opponent="simple", episode="hand", reward_scale=100.0,
              illegal_action="penalize", learner_seat=None, max_steps=None, render_mode=None,
-             players=None, room=None, opponents=None, partner=None, teammates=None)
+             players=None, room=None, opponents=None, partner=None, teammates=None, information_state=False)
     ```
 
     * ``rules``: a preset name (``standard``, ``eaai``, ``oklahoma``, ``foony``, ``seed-000``, ``openspiel``) or a
@@ -167,6 +167,8 @@ class GinRummyEnv(AtTable, gym.Env):
     * ``max_steps``: truncate after this many learner steps (None: never).
     * ``render_mode``: ``"ansi"`` for the table as text (the hands, pile, stock count, scores), ``"rgb_array"`` (two
       players) for it as a picture (``gin_env.ui.frame``; Gymnasium's ``RecordVideo`` records it).
+    * ``information_state``: True adds the history of the learner's hand to each observation (a bool; rules under
+      which a hand's events have no bound, ``max_turns=None``, R19, are a ``ValueError``).
 
     ## Version History
 
@@ -189,7 +191,7 @@ class GinRummyEnv(AtTable, gym.Env):
     def __init__(self, rules: str | Rules = "standard", opponent=None, episode: str = "hand",
                  reward_scale: float = 100.0, illegal_action: str = "penalize", learner_seat: int | None = None,
                  max_steps: int | None = None, render_mode: str | None = None, *, players: int | None = None,
-                 room=None, opponents=None, partner=None, teammates=None) -> None:
+                 room=None, opponents=None, partner=None, teammates=None, information_state: bool = False) -> None:
         max_steps = check_env_args(episode, reward_scale, illegal_action, max_steps)
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules, self.room = resolve_format(resolve_rules(rules), players, room)
@@ -208,7 +210,9 @@ class GinRummyEnv(AtTable, gym.Env):
         self.max_steps = max_steps
         self.render_mode = render_mode
         self.action_space = gym.spaces.Discrete(N_ACTIONS)
-        self.observation_space = gym.spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
+        # The history of the learner's hand (information_state=True), else a stand-in that adds nothing.
+        self._history = hand_history.history(self.table, information_state)
+        self.observation_space = self._history.space(gym.spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32))
         #: The learner's seat this episode, and its agent index (the seat's, or its first member's in a room).
         self.seat: int | None = None
         self.learner = 0
@@ -240,7 +244,7 @@ class GinRummyEnv(AtTable, gym.Env):
     # Gymnasium API
     # -------------------------------------------------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray | dict, dict]:
         """Deal a new hand (or start a new game) and play the others up to the learner's first decision.
 
         ``options`` (all optional): ``learner_seat``, the learner's seat for this episode (any integer type); with
@@ -257,6 +261,7 @@ class GinRummyEnv(AtTable, gym.Env):
         for _ in range(MAX_REDEALS):
             self._seat(seat if seat is not None else int(rng.integers(self.table.learner_seats)))
             self.table.deal_for(self.seat, rng, **fixed)
+            self._history.dealt(self.learner)
             points, info = self._play_others(0, {})
             if not self.table.over:
                 break
@@ -271,7 +276,7 @@ class GinRummyEnv(AtTable, gym.Env):
         self._pending = (points, info)
         return self._observe(), {"action_mask": self._mask.copy()}
 
-    def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def step(self, action) -> tuple[np.ndarray | dict, float, bool, bool, dict]:
         """Apply the learner's action, then the others' until the learner's next decision or the episode's end."""
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
@@ -282,7 +287,7 @@ class GinRummyEnv(AtTable, gym.Env):
         points, info = self._pending
         self._pending = (0, {})
         table = self.table
-        finished = table.play(a, self.np_random)
+        finished = self._history.play(a, self.np_random)
         if finished is not None:
             points, info = self._paid(points, info, finished)
         if not table.over:
@@ -338,20 +343,20 @@ class GinRummyEnv(AtTable, gym.Env):
         self.learner, self._seated = roles.seated(self.table, seat, self.roles)
         self.others = {i: seated.agent for i, seated in self._seated.items()}
 
-    def _observe(self) -> np.ndarray:
+    def _observe(self) -> np.ndarray | dict:
         """The learner's observation now; keeps its view and legal actions (none while it sits out or is done)."""
         view = self._view = self.table.agent_view(self.learner)
         if view is None:
             self._mask = np.zeros(N_ACTIONS, dtype=bool)
-            return np.zeros(OBS_SIZE, dtype=np.float32)
+            return self._history.observe(np.zeros(OBS_SIZE, dtype=np.float32))
         self._mask = view.legal_mask
-        return encode(view)
+        return self._history.observe(encode(view))
 
     def _paid(self, points: float, info: dict, finished) -> tuple[float, dict]:
         """``points`` and ``info`` with the learner's share of a hand (deal) that finished."""
         table = self.table
         return (points + table.agent_points(finished, self.learner),
-                {**info, **table.agent_info(finished, self.learner, SIDES)})
+                {**info, **table.agent_info(finished, self.learner, OUTCOME_SIDES)})
 
     def _play_others(self, points: float, info: dict) -> tuple[float, dict]:
         """Let the others act until the learner must decide or the episode is over, adding what the learner is paid
@@ -369,12 +374,12 @@ class GinRummyEnv(AtTable, gym.Env):
             if not is_legal(a, mask):
                 raise engine.IllegalActionError(f"{role} {agent!r} chose {action!r}, which is not legal: "
                                                 + legal_text(table.agent_view(i)))
-            finished = table.play(a, deal_rng)
+            finished = self._history.play(a, deal_rng)
             if finished is not None:
                 points, info = self._paid(points, info, finished)
         return points, info
 
-    def _illegal(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def _illegal(self, action) -> tuple[np.ndarray | dict, float, bool, bool, dict]:
         message = illegal_action_message(action, self._view)
         if self.illegal_action == "raise":
             raise engine.IllegalActionError(message)
@@ -382,16 +387,14 @@ class GinRummyEnv(AtTable, gym.Env):
         self._steps += 1
         self._mask = np.zeros(N_ACTIONS, dtype=bool)
         self._view = self._view._replace(legal_mask=self._mask)
-        return (encode(self._view), ILLEGAL_ACTION_REWARD, True, False,
+        return (self._history.observe(encode(self._view)), ILLEGAL_ACTION_REWARD, True, False,
                 {"action_mask": self._mask.copy(), "illegal_action": True, "illegal_action_message": message})
 
     def _frame(self) -> np.ndarray:
         from gin_env.ui import frame
 
         if self.table.game is None:
-            picture = np.empty((frame.HEIGHT, frame.WIDTH, 3), dtype=np.uint8)
-            picture[:] = frame.FELT
-            return picture
+            return np.full((frame.HEIGHT, frame.WIDTH, 3), frame.FELT, dtype=np.uint8)
         scene = self.table.scene(self.learner)
         result = None if self._last_outcome is None else frame.result_line(self._last_outcome)
         return frame.draw(scene.state, scene.player, ("LEARNER", "OPPONENT"), scene.scores, result)

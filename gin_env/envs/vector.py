@@ -17,7 +17,9 @@ from gymnasium.vector.utils import batch_space
 
 from gin_env import agents
 from gin_env.batch.hand_batch import KIND_NAMES
+from gin_env.batch.history import BatchHistory
 from gin_env.batch.observation import batch_view, encode_batch
+from gin_env.envs import hand_history
 from gin_env.game import engine
 from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
@@ -101,16 +103,19 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
     Actions: an integer array of shape ``(num_envs,)`` (a list of ints too; any layout, copied to the compiled engine's
     one); out-of-range or illegal ids are illegal actions, other dtypes a ``TypeError``, other shapes a ``ValueError``,
     as in ``GinRummyEnv``. Under rules where no deal reaches a learner's first decision, ``reset`` raises ``ValueError``
-    after ``MAX_REDEALS`` deals, as ``GinRummyEnv`` does."""
+    after ``MAX_REDEALS`` deals, as ``GinRummyEnv`` does. With ``information_state=True`` every observation (and
+    ``final_obs``) is a dict of ``observation`` ``(num_envs, 375)`` and ``history`` ``(num_envs, L)`` int16, each row
+    the history ``GinRummyEnv`` gives its learner (docs/belief.md, "The information state")."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 64, rules: str | Rules = "standard", opponent="simple",
                  episode: str = "hand", reward_scale: float = 100.0, illegal_action: str = "penalize",
                  learner_seat: int | None = None, max_steps: int | None = None, players: int | None = None,
-                 room: tuple[int, int] | None = None) -> None:
+                 room: tuple[int, int] | None = None, information_state: bool = False) -> None:
         num_envs = positive_int(num_envs, "num_envs")
         max_steps = check_env_args(episode, reward_scale, illegal_action, max_steps)
+        information_state = hand_history.check_flag(information_state)
         self.num_envs = num_envs
         self.rules = resolve_rules(rules)
         fmt = integer(players, "players") if players is not None else self.rules.players
@@ -125,6 +130,10 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self.max_steps = max_steps
         self.render_mode = None
         self.single_observation_space = gym.spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
+        #: The histories of the learners' hands (``information_state=True``), else None.
+        self.history = BatchHistory(self.rules, num_envs) if information_state else None
+        if self.history is not None:
+            self.single_observation_space = hand_history.space(self.single_observation_space, self.history.length)
         self.single_action_space = gym.spaces.Discrete(N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -159,7 +168,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
     # Gymnasium API
     # -------------------------------------------------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray | dict, dict]:
         """Start a new episode in every game and play the opponent up to each learner's first decision."""
         super().reset(seed=seed)
         if options:
@@ -173,7 +182,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             raise
         return self._observe_all(), {"action_mask": self._masks.copy()}
 
-    def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    def step(self, actions) -> tuple[np.ndarray | dict, np.ndarray, np.ndarray, np.ndarray, dict]:
         """One learner action per game, then the opponent until every game waits on the learner again."""
         if self._opponent_rng is None:
             raise RuntimeError("call reset() before step()")
@@ -187,10 +196,13 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self._pending[:] = 0.0
         self.steps += 1
         ok = legal.nonzero()[0]
+        tokens = None if self.history is None else self.history.moves(self.batch, ok, chosen[ok], self.learner[ok])
         if ok.size == self.num_envs:
             self.batch.step(ok, chosen, masks=self._masks)
         else:
             self.batch.step(ok, chosen[ok], masks=self._masks[ok])
+        if tokens is not None:
+            self.history.add(ok, tokens)
         outcome_kind, outcome_points, outcome_capped = (field.copy() for field in self._pending_outcome)
         self._pending_outcome[0][:] = -1
         over = self._settle(ok, rewards, outcome_kind, outcome_points, outcome_capped)
@@ -259,6 +271,8 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             seat = rng.integers(2, size=todo.size) if self.learner_seat is None else self.learner_seat
             self.learner[todo] = seat
             self.table.new_games(todo, rng)
+            if self.history is not None:
+                self.history.dealt(self.batch, todo)
             rewards = np.zeros(self.num_envs)
             outcome = (np.full(self.num_envs, -1, dtype=np.int64), np.zeros(self.num_envs, dtype=np.int64),
                        np.zeros(self.num_envs, dtype=bool))
@@ -293,7 +307,11 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             if chosen.dtype.kind not in "iu":
                 raise TypeError(f"opponent {self.opponent!r} returned actions of dtype {chosen.dtype}; action ids "
                                 "are integers")
+            tokens = None if self.history is None else self.history.moves(b, opponent_turn, chosen,
+                                                                            self.learner[opponent_turn])
             b.step(opponent_turn, chosen, legal_bits=v.legal_bits)
+            if tokens is not None:
+                self.history.add(opponent_turn, tokens)
             self.opponent_actions += opponent_turn.size
             # Games not at the opponent's turn wait on the learner; the others may have more to do.
             active = opponent_turn
@@ -310,20 +328,24 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         rewards[games] += recorded.points
         done = games[recorded.ends]
         over[done] = True
+        if self.history is not None:
+            self.history.dealt(self.batch, games[~recorded.ends])
         if self.episode == "match":
             self._match_end[done] = recorded.ended
 
-    def _observe_all(self) -> np.ndarray:
+    def _observe_all(self) -> np.ndarray | dict:
         """Every learner's observation, on recycled memory; records their legal masks."""
         v = batch_view(self.batch, self._all, self.learner, self.table.scores)
         self._masks = v.legal_mask
-        return encode_batch(v, self._observations.lend()[0])
+        obs = encode_batch(v, self._observations.lend()[0])
+        return obs if self.history is None else {"observation": obs, "history": self.history.tokens.copy()}
 
-    def _final_obs(self, done: np.ndarray) -> np.ndarray:
-        """``(num_envs, OBS_SIZE)``: the last observation of the games in ``done``, zero elsewhere."""
+    def _final_obs(self, done: np.ndarray) -> np.ndarray | dict:
+        """``(num_envs, OBS_SIZE)``: the last observation of the games in ``done``, zero elsewhere (with the
+        histories, a dict of both)."""
         final_obs, fresh = self._final_observations.lend()
         if not fresh:
             final_obs[self._final_rows] = 0.0
         final_obs[done] = encode_batch(batch_view(self.batch, done, self.learner[done], self.table.scores[done]))
         self._final_rows = done
-        return final_obs
+        return final_obs if self.history is None else {"observation": final_obs, "history": self.history.rows(done)}

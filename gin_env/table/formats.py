@@ -145,6 +145,10 @@ class ThreeTable(FormatTable):
         scores = self.scores
         return view(g.hand, g.seats.index(agent), tuple(scores[s] for s in g.seats))
 
+    def hand_of(self, agent: int) -> tuple[engine.HandState, int] | None:
+        g = self.game
+        return (g.hand, g.seats.index(agent)) if agent in g.seats else None
+
     def play(self, action: int, rng: np.random.Generator) -> three_players.SeatedHand | None:
         """Apply the action of the seat to act; the hand that ended with it (recorded, the next one dealt), or None."""
         before = len(self.game.history)
@@ -246,6 +250,12 @@ class FourTable(FormatTable):
         # The team-0 seat is engine player 0 in both pairings, so the team scores are indexed by engine player.
         return view(g.hands[p], g.seats[p].index(agent), self.scores)._replace(target=self.rules.team_target)
 
+    def hand_of(self, agent: int) -> tuple[engine.HandState, int]:
+        """The hand of ``agent``'s pairing."""
+        g = self.game
+        p = g.pairing_of(agent)
+        return g.hands[p], g.seats[p].index(agent)
+
     def play(self, action: int, rng: np.random.Generator) -> four_players.Deal | None:
         """Apply the action in the pairing to act; the deal that ended with it (scored, the next one dealt), or None."""
         p, before = self.pairing, len(self.game.history)
@@ -340,6 +350,10 @@ class RoomTable(FormatTable, Table):
 
     def agent_view(self, agent: int) -> PlayerView:
         return self.view(self.seat_of(agent))
+
+    def hand_of(self, agent: int) -> tuple[engine.HandState, int]:
+        """The seat's hand: a member sees its teammates' moves as the seat's own (R59)."""
+        return self.state, self.seat_of(agent)
 
     def agent_points(self, outcome: engine.HandOutcome, agent: int) -> int:
         return self.points(outcome, self.seat_of(agent))

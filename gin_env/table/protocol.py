@@ -103,6 +103,10 @@ class GameTable(Protocol):
     def agent_view(self, agent: int) -> PlayerView | None:
         """What ``agent`` may know now; None while its seat sits the hand out (three players)."""
 
+    def hand_of(self, agent: int) -> tuple[engine.HandState, int] | None:
+        """The hand ``agent``'s seat plays now and its engine player in it; None while the seat sits the hand out.
+        The hand is the very object :attr:`state` returns when it takes the next action."""
+
     def play(self, action: int, rng: np.random.Generator) -> Any:
         """Apply the action of the agent to act (``engine.IllegalActionError``, nothing changed, when it is not
         legal); what finished with it (a hand, a deal), the next one dealt from ``rng``, or None."""

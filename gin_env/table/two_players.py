@@ -149,6 +149,10 @@ class Table:
         """What ``agent`` may know now: its seat's view."""
         return view(self.game.hand, agent, self.scores)
 
+    def hand_of(self, agent: int) -> tuple[engine.HandState, int]:
+        """The hand in play, ``agent``'s seat its engine player."""
+        return self.game.hand, agent
+
     def agent_points(self, outcome: engine.HandOutcome, agent: int) -> int:
         """``agent``'s points for a step that ended a hand: :meth:`points`."""
         return self.points(outcome, agent)

@@ -1,0 +1,222 @@
+"""The perfect-recall information state: every public event of a hand, in order, as one token per event, from one
+player's (the viewer's) side.
+
+The events are ``public_history``'s (the upcard, passes, takes from the pile, draws from the stock, discards,
+knocks, big gins); a token is one int, ``0`` for no event (the padding after the last one), laid out by
+``HISTORY_LAYOUT`` (name -> range of tokens):
+
+=================  ====  =============  ===============================================================================
+name               size  tokens         meaning
+=================  ====  =============  ===============================================================================
+``pad``               1  0              no event: the entries after the last event of the hand
+``upcard``           52  1 + c          the upcard ``c`` turned after the deal (R12; none under ``deal_mode="eleven"``)
+``own_pass``          1  53             the viewer passes the upcard (R13) or the discard at the wall (R38)
+``other_pass``        1  54             the other player passes
+``own_take``         52  55 + c         the viewer takes ``c``, the top of the pile (R13, R15, R38)
+``other_take``       52  107 + c        the other player takes ``c`` from the pile
+``own_draw``         52  159 + c        the viewer draws ``c`` from the stock (R15): it sees the card it draws
+``other_draw``        1  211            the other player draws from the stock: the card is hidden from the viewer
+``own_discard``      52  212 + c        the viewer discards ``c`` face up (R16)
+``other_discard``    52  264 + c        the other player discards ``c``
+``own_knock``        52  316 + c        the viewer knocks, ``c`` face down on the pile (R20, R21; a gin when the rest
+                                        all meld, R23)
+``other_knock``       1  368            the other player knocks: its knock card goes face down (R21), so the token
+                                        names none
+``own_big_gin``       1  369            the viewer declares big gin (R24)
+``other_big_gin``     1  370            the other player declares big gin
+=================  ====  =============  ===============================================================================
+
+``N_TOKENS`` (371) tokens in all; ``c`` is a card id of ``cards.py``. A hand's history is an int16 array of
+``history_length(rules)`` entries: its events in order from entry 0, then zeros.
+
+Why perfect recall: the viewer's dealt cards need no token. Its hand now (the ``hand`` plane of the 375-entry
+observation) less the cards it took and drew, plus the cards it discarded and knocked with, is the hand it was dealt;
+every other card it has seen placed is in a token. The other player's hidden cards and the stock order never enter
+a token, so two deals that differ only there give the same history.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gin_env.game import actions, cards, engine
+from gin_env.game.public_history import BigGin, Discard, Draw, Event, Knock, Pass, Take, Upcard
+from gin_env.game.rules import STOCK_AFTER_DEAL, Rules
+
+
+def _build_layout() -> dict[str, range]:
+    sizes = [("pad", 1), ("upcard", cards.N_CARDS), ("own_pass", 1), ("other_pass", 1),
+             ("own_take", cards.N_CARDS), ("other_take", cards.N_CARDS), ("own_draw", cards.N_CARDS),
+             ("other_draw", 1), ("own_discard", cards.N_CARDS), ("other_discard", cards.N_CARDS),
+             ("own_knock", cards.N_CARDS), ("other_knock", 1), ("own_big_gin", 1), ("other_big_gin", 1)]
+    layout, start = {}, 0
+    for name, size in sizes:
+        layout[name] = range(start, start + size)
+        start += size
+    return layout
+
+
+HISTORY_LAYOUT: dict[str, range] = _build_layout()
+N_TOKENS = HISTORY_LAYOUT["other_big_gin"].stop
+PAD = HISTORY_LAYOUT["pad"].start
+UPCARD = HISTORY_LAYOUT["upcard"].start
+OWN_PASS = HISTORY_LAYOUT["own_pass"].start
+OTHER_PASS = HISTORY_LAYOUT["other_pass"].start
+OWN_TAKE = HISTORY_LAYOUT["own_take"].start
+OTHER_TAKE = HISTORY_LAYOUT["other_take"].start
+OWN_DRAW = HISTORY_LAYOUT["own_draw"].start
+OTHER_DRAW = HISTORY_LAYOUT["other_draw"].start
+OWN_DISCARD = HISTORY_LAYOUT["own_discard"].start
+OTHER_DISCARD = HISTORY_LAYOUT["other_discard"].start
+OWN_KNOCK = HISTORY_LAYOUT["own_knock"].start
+OTHER_KNOCK = HISTORY_LAYOUT["other_knock"].start
+OWN_BIG_GIN = HISTORY_LAYOUT["own_big_gin"].start
+OTHER_BIG_GIN = HISTORY_LAYOUT["other_big_gin"].start
+#: The dtype of a history; every token fits it.
+HISTORY_DTYPE = np.int16
+#: The longest history this module lays out: rules whose hands may have more events are refused.
+MAX_HISTORY = 4096
+
+#: ``ACTION_TOKENS[side, action]``: the token of an engine action by the viewer (side 0) or the other player (side
+#: 1), before the card only the state knows: a take adds the top of the pile, the viewer's draw the top of the stock.
+ACTION_TOKENS = np.zeros((2, actions.N_ACTIONS), dtype=HISTORY_DTYPE)
+ACTION_TOKENS[:, actions.PASS] = OWN_PASS, OTHER_PASS
+ACTION_TOKENS[:, actions.TAKE_DISCARD] = OWN_TAKE, OTHER_TAKE
+ACTION_TOKENS[:, actions.DRAW_STOCK] = OWN_DRAW, OTHER_DRAW
+ACTION_TOKENS[:, actions.BIG_GIN] = OWN_BIG_GIN, OTHER_BIG_GIN
+ACTION_TOKENS[0, actions.DISCARD_BASE:actions.KNOCK_BASE] = np.arange(OWN_DISCARD, OWN_DISCARD + cards.N_CARDS)
+ACTION_TOKENS[1, actions.DISCARD_BASE:actions.KNOCK_BASE] = np.arange(OTHER_DISCARD, OTHER_DISCARD + cards.N_CARDS)
+ACTION_TOKENS[0, actions.KNOCK_BASE:actions.KNOCK_BASE + cards.N_CARDS] = np.arange(OWN_KNOCK,
+                                                                                    OWN_KNOCK + cards.N_CARDS)
+ACTION_TOKENS[1, actions.KNOCK_BASE:actions.KNOCK_BASE + cards.N_CARDS] = OTHER_KNOCK
+ACTION_TOKENS.flags.writeable = False
+
+#: The words of each kind of token, by layout name, for ``describe_token``.
+_WORDS = {"pad": "no event", "upcard": "upcard", "own_pass": "own passes", "other_pass": "other passes",
+          "own_take": "own takes", "other_take": "other takes", "own_draw": "own draws", "other_draw": "other draws",
+          "own_discard": "own discards", "other_discard": "other discards", "own_knock": "own knocks with",
+          "other_knock": "other knocks", "own_big_gin": "own goes big gin", "other_big_gin": "other goes big gin"}
+
+
+def token(event: Event, viewer: int) -> int:
+    """The token of a public event (``public_history``) as ``viewer`` (0 or 1) sees it. Cards are ids or names. The
+    viewer's own draw must name its card; the other player's draw must not (the viewer cannot see it, as
+    ``public_history.player_view`` holds); the other player's knock card is face down (R21) and not read."""
+    viewer = engine.player_index(viewer, "viewer")
+    if isinstance(event, Upcard):
+        return UPCARD + _card(event.card)
+    if not isinstance(event, (Pass, Take, Draw, Discard, Knock, BigGin)):
+        raise TypeError(f"not a public event: {event!r}")
+    own = engine.player_index(event.player, "player") == viewer
+    if isinstance(event, Pass):
+        return OWN_PASS if own else OTHER_PASS
+    if isinstance(event, BigGin):
+        return OWN_BIG_GIN if own else OTHER_BIG_GIN
+    if isinstance(event, Draw):
+        if own == (event.card is None):
+            raise ValueError(f"{event!r} seen by player {viewer}: a draw names its card for its drawer only")
+        return OWN_DRAW + _card(event.card) if own else OTHER_DRAW
+    if isinstance(event, Knock):
+        return OWN_KNOCK + _card(event.card) if own else OTHER_KNOCK
+    own_base, other_base = (OWN_TAKE, OTHER_TAKE) if isinstance(event, Take) else (OWN_DISCARD, OTHER_DISCARD)
+    return (own_base if own else other_base) + _card(event.card)
+
+
+def event_of(token_id: int, viewer: int) -> Event:
+    """The public event a token stands for, from ``viewer``'s side (the inverse of :func:`token`): the other
+    player's drawn card and knock card, which the viewer does not see, are None. ``ValueError`` for the padding
+    token or one out of range."""
+    viewer = engine.player_index(viewer, "viewer")
+    name, offset = _kind(token_id)
+    if name == "pad":
+        raise ValueError("token 0 is the padding after the last event, not an event")
+    player = viewer if name.startswith("own") else 1 - viewer
+    card = offset if len(HISTORY_LAYOUT[name]) == cards.N_CARDS else None
+    kind = name.split("_", 1)[-1]
+    if kind == "upcard":
+        return Upcard(card)
+    make = {"pass": Pass, "big_gin": BigGin}
+    if kind in make:
+        return make[kind](player)
+    return {"take": Take, "draw": Draw, "discard": Discard, "knock": Knock}[kind](player, card)
+
+
+def describe_token(token_id: int) -> str:
+    """A token in words from the viewer's side: ``"other discards 7H"``, ``"own passes"``, ``"no event"``."""
+    name, offset = _kind(token_id)
+    words = _WORDS[name]
+    return f"{words} {cards.card_str(offset)}" if len(HISTORY_LAYOUT[name]) == cards.N_CARDS else words
+
+
+def encode_history(events, viewer: int, length: int) -> np.ndarray:
+    """The history of ``events`` (the public events of one hand, in order) as ``viewer`` sees them: an int16 array of
+    ``length`` tokens, the events' from entry 0 and zeros after. What the envs return with ``information_state=True``
+    (``length``: ``history_length(rules)``), for a harness that has only the public events. ``ValueError`` when there
+    are more events than ``length``."""
+    tokens = [token(event, viewer) for event in events]
+    if len(tokens) > length:
+        raise ValueError(f"{len(tokens)} events do not fit a history of length {length}")
+    out = np.zeros(length, dtype=HISTORY_DTYPE)
+    out[:len(tokens)] = tokens
+    return out
+
+
+def history_length(rules: Rules) -> int:
+    """The most public events a hand under ``rules`` can have: the least of the bounds its caps give (the turn cap
+    R19, the cap on takes from the pile R60). ``ValueError`` naming the rule and what to set when no cap bounds a
+    hand, or when the bound passes ``MAX_HISTORY``."""
+    bounds = []
+    if rules.max_turns is not None:
+        bounds.append((_turn_cap_bound(rules, rules.max_turns), "max_turns", "R19"))
+    if rules.max_upcard_draws is not None:
+        bounds.append((_draw_cap_bound(rules, rules.max_upcard_draws), "max_upcard_draws", "R60"))
+    if not bounds:
+        raise ValueError(f"hands under {rules.describe()} have no bound on their events (max_turns is None, R19, "
+                         "and max_upcard_draws is None, R60): set max_turns for an information state")
+    length, key, rule = min(bounds)
+    if length > MAX_HISTORY:
+        bound = _turn_cap_bound if key == "max_turns" else _draw_cap_bound
+        largest = max(cap for cap in range(1, MAX_HISTORY) if bound(rules, cap) <= MAX_HISTORY)
+        raise ValueError(f"{key}={getattr(rules, key)} ({rule}) lets a hand under {rules.describe()} run to {length} "
+                         f"public events, past the information state's MAX_HISTORY ({MAX_HISTORY}): set {key} to "
+                         f"at most {largest}")
+    return length
+
+
+def _turn_cap_bound(rules: Rules, max_turns: int) -> int:
+    """R19: a hand ends at its ``max_turns``-th discard at the latest, and each discard follows one take or draw.
+    Under the upcard deal: the upcard, two passes (R13) and ``max_turns`` turns of two events (a hand that ends
+    sooner ends with at most a turn's two events: a take or draw and a knock, or a take at the wall and a knock,
+    R38). Under the eleven-card deal the non-dealer's first discard follows no draw, and there is no upcard."""
+    if rules.deal_mode == "eleven":
+        return 2 * max_turns - 1
+    return 3 + 2 * max_turns
+
+
+def _draw_cap_bound(rules: Rules, max_upcard_draws: int) -> int:
+    """R60: at most ``max_upcard_draws - 1`` takes from the pile in the draw phase, and at most one take of the
+    upcard (R13) and one at the wall (R38); at most ``STOCK_AFTER_DEAL - wall`` draws from the stock (R36). Each is
+    followed by one discard, knock or big gin, and the hand may end with one event more (the take refused by R60, a
+    pass at the wall); add the upcard and two passes (R13), or the non-dealer's opening discard under the eleven-card
+    deal."""
+    turns = (STOCK_AFTER_DEAL - rules.wall) + (max_upcard_draws - 1) + 2
+    return 3 + 2 * turns + 1
+
+
+def _kind(token_id) -> tuple[str, int]:
+    """The layout name of a token and its offset in that range (the card, for a card's token)."""
+    if isinstance(token_id, bool) or not isinstance(token_id, (int, np.integer)):
+        raise TypeError(f"a token is an integer, got {token_id!r}")
+    for name, tokens in HISTORY_LAYOUT.items():
+        if token_id in tokens:
+            return name, int(token_id) - tokens.start
+    raise ValueError(f"token {token_id} out of range 0..{N_TOKENS - 1}")
+
+
+def _card(value) -> int:
+    """A card of an event as its id: an id 0..51 or a name such as ``"TD"``."""
+    if isinstance(value, str):
+        return cards.card(value)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < cards.N_CARDS:
+        raise ValueError(f"a card is an id 0..{cards.N_CARDS - 1} or a name such as 'TD', got {value!r}")
+    return int(value)
