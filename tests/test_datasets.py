@@ -253,3 +253,19 @@ def test_the_collector_example_of_the_docs_runs(tmp_path, monkeypatch):
     exec(re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1), namespace)
     assert namespace["dataset"].total_episodes == 10
     assert decisions.read_decisions(namespace["dataset"]).actions.size == namespace["dataset"].total_steps
+
+
+def test_a_dataset_with_the_information_state(tmp_path):
+    assert write(tmp_path, "expert", "simple", "--hands", "3", "--workers", "1", "--information-state",
+                 "--id", "h-v0") == 0
+    dataset = minari.MinariDataset(os.path.join(tmp_path, "h-v0", "data"))
+    env = dataset.recover_environment()
+    assert dataset.storage.metadata["gin_env"]["information_state"] is True
+    for index, episode in enumerate(dataset.iterate_episodes()):
+        seed = next(dataset.storage.get_episode_metadata([index]))["seed"]
+        obs, _ = env.reset(seed=seed)
+        for t, action in enumerate(episode.actions):
+            assert np.array_equal(obs["history"], episode.observations["history"][t])
+            assert np.array_equal(obs["observation"], episode.observations["observation"][t])
+            obs, *_ = env.step(int(action))
+    assert decisions.read_decisions(dataset).obs.shape == (dataset.total_steps, 375)

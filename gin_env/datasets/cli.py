@@ -45,6 +45,9 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
     out.add_argument("--learner-seat", type=at_least(0), metavar="SEAT",
                      help="the recorded agent's seat (default: drawn each episode)")
     out.add_argument("--seed", type=at_least(0), default=0, help="seed of the episodes (default 0)")
+    out.add_argument("--information-state", action="store_true",
+                     help="observations as dicts of the 375 entries and the history of the learner's hand "
+                          "(GinRummy-v0's information_state=True)")
     out.add_argument("--id", dest="dataset_id", metavar="ID",
                      help=f"the dataset's Minari id, (namespace/)name-vN (default "
                           f"{NAMESPACE}/PLAYER-vs-OTHER-RULES-v0)")
@@ -77,7 +80,8 @@ def check(args: argparse.Namespace) -> tuple[Collection, str, str]:
     if episode == "match" and Rules.preset(args.rules).target is None:
         raise ValueError(f"--matches: rules {args.rules!r} have no target score; use --hands")
     collection = Collection(args.player, tuple(args.others), args.rules, args.players,
-                            None if args.room is None else tuple(args.room), episode, args.learner_seat, args.seed)
+                            None if args.room is None else tuple(args.room), episode, args.learner_seat, args.seed,
+                            args.information_state)
     for name in (args.player, *args.others):
         agents.load(name)
     gym.make("GinRummy-v0", **collection.env_kwargs()).close()

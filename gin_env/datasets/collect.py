@@ -57,6 +57,7 @@ def metadata(collection: Collection, episodes: list[Episode]) -> dict:
         "room": None if collection.room is None else list(collection.room),
         "episode": collection.episode,
         "learner_seat": collection.learner_seat,
+        "information_state": collection.information_state,
         "seed": collection.seed,
         "episode_seeds": "numpy.random.SeedSequence([seed, index]).generate_state(1, uint64)[0] >> 1",
         "episodes": len(episodes),

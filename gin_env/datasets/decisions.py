@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
+import gymnasium as gym
 import numpy as np
 
 from gin_env.datasets.minari_files import dataset_folder, default_root, minari
@@ -50,11 +51,13 @@ def open_dataset(source: str, option: str = "--from-dataset"):
 
 def env_kwargs(dataset, option: str = "--from-dataset") -> dict:
     """The ``GinRummy-v0`` arguments the dataset was played with; ``ValueError`` for a dataset of another env or
-    with other spaces."""
+    with other spaces (the information state's dict of observations is read for its 375 entries)."""
     spec = dataset.spec.env_spec
     if spec is None or spec.id != "GinRummy-v0":
         raise ValueError(f"{option}: the dataset is of {spec.id if spec else 'no env'}, not GinRummy-v0")
     space = dataset.observation_space
+    if isinstance(space, gym.spaces.Dict) and "observation" in space.spaces:
+        space = space["observation"]
     if getattr(space, "shape", None) != (OBS_SIZE,) or getattr(dataset.action_space, "n", None) != N_ACTIONS:
         raise ValueError(f"{option}: the dataset's observations are {space}, not GinRummy-v0's ({OBS_SIZE},) with "
                          f"{N_ACTIONS} actions")
@@ -87,7 +90,10 @@ def read_decisions(dataset, limit: int | None = None, option: str = "--from-data
         ended = np.flip(np.logical_or.accumulate(np.flip(finished)))
         # A truncated episode stops its last hand's return too, unfinished.
         hand_over = finished | np.asarray(episode.truncations, dtype=bool)
-        for key, values in (("obs", episode.observations[:n]), ("masks", masks), ("actions", actions),
+        observations = episode.observations
+        if isinstance(observations, dict):
+            observations = observations["observation"]
+        for key, values in (("obs", observations[:n]), ("masks", masks), ("actions", actions),
                             ("points", np.asarray(episode.rewards, dtype=np.float64) * scale),
                             ("hand_over", hand_over), ("ended", ended)):
             parts[key].append(values)

@@ -36,7 +36,8 @@ class Collection:
     """What a dataset is played from: the recorded ``player`` (an agent name or a model path), the ``others`` (one
     agent for every other seat, or a full list in the order of :func:`role_sizes`), the ``rules`` preset, the format
     (``players``, ``room``), the kind of ``episode`` (``"hand"`` or ``"match"``), the learner's seat (None: drawn
-    each episode) and the ``seed``."""
+    each episode), the ``seed``, and whether each observation carries the ``information_state`` (the history of
+    the learner's hand, ``gin_env.game.information_state``)."""
 
     player: str
     others: tuple[str, ...]
@@ -46,6 +47,7 @@ class Collection:
     episode: str = "hand"
     learner_seat: int | None = None
     seed: int = 0
+    information_state: bool = False
 
     def env_kwargs(self) -> dict:
         """The ``gym.make("GinRummy-v0", **kwargs)`` arguments of the episodes (JSON-able: the dataset's env spec),
@@ -67,6 +69,8 @@ class Collection:
                              f"{len(self.others)}")
         kwargs = {"rules": self.rules, "episode": self.episode, "players": self.players,
                   "learner_seat": self.learner_seat, "reward_scale": REWARD_SCALE}
+        if self.information_state:
+            kwargs["information_state"] = True
         if self.room is not None:
             kwargs["room"] = list(self.room)
         for role, names in lists.items():
