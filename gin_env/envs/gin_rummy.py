@@ -182,6 +182,8 @@ class GinRummyEnv(AtTable, gym.Env):
       "1 card".
     * v0, gin-env 0.3.0: one class for every format (``type(env.unwrapped)`` is ``GinRummyEnv``), one set of
       messages for illegal actions and misuse; observations, rewards, terminations and infos as in 0.2.0.
+    * v0, gin-env 0.4.0: ``information_state=True`` adds the history of the learner's hand to each observation;
+      without it, everything an episode returns is as in 0.3.0.
 
     The next change to what an episode returns registers ``GinRummy-v1``.
     """
@@ -240,9 +242,7 @@ class GinRummyEnv(AtTable, gym.Env):
         if self.seat is not None:
             self._seat(self.seat)
 
-    # -------------------------------------------------------------------------------------------------------------
-    # Gymnasium API
-    # -------------------------------------------------------------------------------------------------------------
+    # --- Gymnasium API ---------------------------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray | dict, dict]:
         """Deal a new hand (or start a new game) and play the others up to the learner's first decision.
@@ -333,9 +333,7 @@ class GinRummyEnv(AtTable, gym.Env):
             return "(no hand dealt: call reset())"
         return self.table.learner_text(self.learner, self.others, self._last_outcome)
 
-    # -------------------------------------------------------------------------------------------------------------
-    # Playing
-    # -------------------------------------------------------------------------------------------------------------
+    # --- Playing ---------------------------------------------------------------------------------------------------
 
     def _seat(self, seat: int) -> None:
         """Seat the learner at ``seat`` and the others around it (the table's ``seating``)."""

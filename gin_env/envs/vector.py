@@ -164,9 +164,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         """(num_envs, 2): each game's match scores by player (zero in single-hand episodes)."""
         return self.table.scores
 
-    # -------------------------------------------------------------------------------------------------------------
-    # Gymnasium API
-    # -------------------------------------------------------------------------------------------------------------
+    # --- Gymnasium API ---------------------------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray | dict, dict]:
         """Start a new episode in every game and play the opponent up to each learner's first decision."""
@@ -254,9 +252,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             chosen = np.minimum(chosen, N_ACTIONS)
         return chosen.astype(np.int64, copy=False)
 
-    # -------------------------------------------------------------------------------------------------------------
-    # Playing
-    # -------------------------------------------------------------------------------------------------------------
+    # --- Playing ---------------------------------------------------------------------------------------------------
 
     def _start_episodes(self, games: np.ndarray) -> None:
         """Seat the learner, deal, and play the opponent to the learner's first decision. As in ``GinRummyEnv``, a
