@@ -19,7 +19,9 @@ agent's play changes (docs/agents.md gives each version's strength):
   numpy (``agents.search``); ``search-v1`` is the search the expert guides;
 * ``ppo-v5``: the MaskablePPO policy shipped with the package (trained by ``train.py``, the fifth network shipped
   under this name), its actor run in numpy (``agents.numpy_policy``), so a core install without torch plays it;
-* ``ppo-expert-v1``: the same network fine-tuned mostly against the expert, in numpy: the search's default guide.
+* ``ppo-expert-v1``: the same network fine-tuned mostly against the expert, in numpy: the search's default guide;
+* ``knocker-v1``, ``early-knocker-v1``, ``gin-hunter-v1``, ``undercutter-v1``: the expert's play in one knocking
+  style each (``agents.styles``), the opponents of the evaluation's gauntlet.
 
 An agent loaded by a built-in name carries its versioned name in ``agent.name`` (``load("expert").name ==
 "expert-v2"``).
@@ -65,6 +67,10 @@ VERSIONS = {
     "search-v2": "gin_env.agents.search:SearchAgent",
     "ppo-v5": "gin_env.agents.numpy_policy:shipped",
     "ppo-expert-v1": "gin_env.agents.numpy_policy:shipped_expert_tuned",
+    "knocker-v1": "gin_env.agents.styles:knocker",
+    "early-knocker-v1": "gin_env.agents.styles:early_knocker",
+    "gin-hunter-v1": "gin_env.agents.styles:gin_hunter",
+    "undercutter-v1": "gin_env.agents.styles:undercutter",
 }
 
 _VERSIONED = re.compile(r"^(?P<base>[a-z][a-z-]*)-v(?P<number>\d+)$")

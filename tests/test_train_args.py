@@ -55,7 +55,7 @@ def _refused(capsys, tmp_path, argv: list[str], option: str, prog: str = "gin-en
     (["--slots", "3"], "--slots"),
     (["--seed", "-1"], "--seed"),
     (["--seed", str(2**40)], "--seed"),
-    (["--total-timesteps", "0"], "--total-timesteps"),
+    (["--total-timesteps", "-1"], "--total-timesteps"),
     (["--num-envs", "0"], "--num-envs"),
     (["--n-steps", "0"], "--n-steps"),
     (["--batch-size", "1"], "--batch-size"),

@@ -1,11 +1,12 @@
 """Evaluation: agents against each other on duplicate deals, who beats whom, with 95% intervals and Elo.
 
-    gin-env evaluate AGENT AGENT [AGENT ...] [--rules PRESET] [--players 2|3|4] [--deals N | --matches N]
+    gin-env evaluate AGENT [AGENT ...] [--gauntlet] [--rules PRESET] [--players 2|3|4] [--deals N | --matches N]
                      [--seed S] [--json FILE] [--plot FILE] [--replays DIR] [--workers W] [--ray [ADDRESS]]
                      [--no-progress]
 
 (``python evaluate.py ...`` in a checkout is the same command.) The modules: :mod:`.tournament` runs the round
-robin and makes the report; :mod:`.lineups` says what a line-up is in each format and plays a chunk of its games
+robin (or, with ``--gauntlet``, one agent against each member of :mod:`.gauntlet`) and makes the report;
+:mod:`.lineups` says what a line-up is in each format and plays a chunk of its games
 (two players with :mod:`.duel`, three and four with :mod:`.formats`, whose hands :mod:`.format_replays` saves);
 :mod:`.runner` plays the chunks in this process, on worker processes or as Ray tasks (:mod:`.ray_tasks`), with a
 progress bar (:mod:`.progress`); :mod:`.stats` turns the games into the numbers below; :mod:`.report` prints the

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from gin_env import agents, evaluation, files
 from gin_env.arguments import ArgumentParser, at_least
-from gin_env.evaluation import plot, report, tournament
+from gin_env.evaluation import gauntlet, plot, report, tournament
 from gin_env.evaluation.lineups import replay_prefixes
 from gin_env.evaluation.ray_tasks import LOCAL as LOCAL_RAY
 from gin_env.evaluation.ray_tasks import TaskError
@@ -31,6 +31,11 @@ TERMINATED = 143
 #: What a game can raise that is the input's fault (an agent, a model file, a path): one line, exit code 2.
 BAD_INPUT = (ValueError, AgentActionError, NotImplementedError, ImportError, OSError, TaskError)
 
+#: Games per line-up when neither ``--deals`` nor ``--matches`` is given: single hands, or with ``--gauntlet``
+#: matches to the target (a gauntlet judges an agent's play over whole games).
+DEFAULT_DEALS = 1000
+GAUNTLET_MATCHES = 1000
+
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread: the run stops as after Ctrl-C, its worker processes with it."""
@@ -43,6 +48,10 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
     out.add_argument("agents", nargs="+", metavar="AGENT",
                      help=f"agent names ({', '.join(agents.names())}), paths to MaskablePPO .zip or train_rllib.py .pt "
                           "models, or module:attr (an Agent class, instance or act(view, rng) function)")
+    out.add_argument("--gauntlet", action="store_true",
+                     help="play the one AGENT against each member of the gauntlet in turn "
+                          f"({', '.join(gauntlet.GAUNTLET)}; itself left out), on duplicate matches (default "
+                          "--matches 1000) under --rules (default standard, as without --gauntlet)")
     out.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
     out.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
                      help="2 (default); 3: tables of three agents, each game in all three rotations of the seats; "
@@ -50,8 +59,10 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
     games = out.add_mutually_exclusive_group()
     two = at_least(2, " (an interval needs two duplicate games)")
     games.add_argument("--deals", type=two, metavar="N",
-                       help="play N duplicate single hands (single deals with --players 4) per line-up (default 1000)")
-    games.add_argument("--matches", type=two, metavar="N", help="play N duplicate games to the target per line-up")
+                       help="play N duplicate single hands (single deals with --players 4) per line-up (default 1000 "
+                            "without --gauntlet)")
+    games.add_argument("--matches", type=two, metavar="N",
+                       help="play N duplicate games to the target per line-up (default 1000 with --gauntlet)")
     out.add_argument("--seed", type=at_least(0), default=0,
                      help="seed of the deals and the agents' choices (default 0)")
     out.add_argument("--json", metavar="FILE", help="write the report as JSON")
@@ -72,32 +83,48 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     143 stopped by SIGTERM)."""
     options = parser(prog)
     args = options.parse_args(argv)
-    if len(args.agents) < 2:
-        options.error("give at least two agents")
-    mode, n = ("matches", args.matches) if args.matches is not None else \
-        ("deals", 1000 if args.deals is None else args.deals)
+    names = _names(args, options)
+    if args.matches is None and args.deals is None:
+        mode, n = ("matches", GAUNTLET_MATCHES) if args.gauntlet else ("deals", DEFAULT_DEALS)
+    else:
+        mode, n = ("matches", args.matches) if args.matches is not None else ("deals", args.deals)
     rules = Rules.preset(args.rules)
     if mode == "matches" and rules.target is None:
         options.error(f"rules {args.rules!r} have no target score: use --deals")
     written: list[str] = []
     try:
         with _sigterm_interrupts():
-            return _run(args, rules.replace(players=args.players), mode, n, options.prog, written)
+            return _run(args, names, rules.replace(players=args.players), mode, n, options.prog, written)
     except KeyboardInterrupt as stop:
         what = "terminated (SIGTERM)" if isinstance(stop, Terminated) else "interrupted"
         print(f"{options.prog}: {what}{'' if written else '; no report written'}", file=sys.stderr)
         return TERMINATED if isinstance(stop, Terminated) else INTERRUPTED
 
 
-def _run(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog: str, written: list[str]) -> int:
-    """Run ``tournament.evaluate``, print its scoreboard, write its JSON and plot."""
+def _names(args: argparse.Namespace, options: argparse.ArgumentParser) -> list[str]:
+    """The agents of the run: those given, or with ``--gauntlet`` the one given and the gauntlet's members; a bad
+    combination is ``options.error`` (one line, exit code 2)."""
+    if not args.gauntlet:
+        if len(args.agents) < 2:
+            options.error("give at least two agents")
+        return args.agents
+    if len(args.agents) != 1:
+        options.error(f"--gauntlet plays one agent against its members: give exactly one AGENT, got {args.agents}")
+    if args.players != 2:
+        options.error(f"--gauntlet plays pairs: it needs --players 2, got {args.players}")
+    return gauntlet.lineup_names(args.agents[0])
+
+
+def _run(args: argparse.Namespace, names: list[str], rules: Rules, mode: str, n: int, prog: str,
+         written: list[str]) -> int:
+    """Run ``tournament.evaluate`` on ``names``, print its scoreboard, write its JSON and plot."""
     start = time.perf_counter()
     try:
-        _check_outputs(args, rules.replace(target=None) if mode == "deals" else rules)
+        _check_outputs(args, names, rules.replace(target=None) if mode == "deals" else rules)
         if args.ray is not None:
             require("ray", "--ray")
-        result = tournament.evaluate(args.agents, rules, mode, n, args.seed, args.workers, not args.no_progress,
-                                     args.replays, args.ray)
+        result = tournament.evaluate(names, rules, mode, n, args.seed, args.workers, not args.no_progress,
+                                     args.replays, args.ray, args.gauntlet)
     except BAD_INPUT as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
@@ -109,12 +136,12 @@ def _run(args: argparse.Namespace, rules: Rules, mode: str, n: int, prog: str, w
     return _write_outputs(result, args, prog, written)
 
 
-def _check_outputs(args: argparse.Namespace, game_rules: Rules) -> None:
+def _check_outputs(args: argparse.Namespace, names: list[str], game_rules: Rules) -> None:
     """Before the first game: every output path asked for can be written (``gin_env.files``' rules), no two of them
     are one path, the replay folder holds no replay of this run, and ``--plot`` and the progress bar have their
     packages."""
     def check_replays(path: str, option: str) -> None:
-        recording.check_folder(path, replay_prefixes(args.agents, game_rules, args.seed), option)
+        recording.check_folder(path, replay_prefixes(names, game_rules, args.seed, args.gauntlet), option)
 
     named: dict[str, str] = {}
     for path, option, check in ((args.json, "--json", files.check_output_file),

@@ -45,8 +45,11 @@ class Task(NamedTuple):
     replays: str | None
 
 
-def lineups(names: list[str], players: int) -> list[tuple[str, ...]]:
-    """Every line-up of ``names`` in the format of ``players``, in a fixed order (the report's)."""
+def lineups(names: list[str], players: int, gauntlet: bool = False) -> list[tuple[str, ...]]:
+    """Every line-up of ``names`` in the format of ``players``, in a fixed order (the report's); with ``gauntlet``
+    (two players only), the first name against each of the others in turn."""
+    if gauntlet:
+        return [(names[0], other) for other in names[1:]]
     return list(itertools.combinations(names, LINEUP_SIZE[players]))
 
 
@@ -70,7 +73,8 @@ def play_chunk(task: Task, on_game: Callable[[], None] | None = None,
     return formats.play_games(task.rules, seated, task.seed, games, task.replays, task.names, on_game)
 
 
-def replay_prefixes(names: list[str], rules: Rules, seed: int) -> tuple[str, ...]:
-    """The beginnings of this run's replay names, one per line-up: a folder holding one holds a run with the same
-    preset, format, seed and agents (``recorder.check_folder``)."""
-    return tuple(recorder.run_prefix(rules, seed, lineup) + "-game" for lineup in lineups(names, rules.players))
+def replay_prefixes(names: list[str], rules: Rules, seed: int, gauntlet: bool = False) -> tuple[str, ...]:
+    """The beginnings of this run's replay names, one per line-up (:func:`lineups`): a folder holding one holds a
+    run with the same preset, format, seed and agents (``recorder.check_folder``)."""
+    return tuple(recorder.run_prefix(rules, seed, lineup) + "-game"
+                 for lineup in lineups(names, rules.players, gauntlet))

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gin_env import files
-from gin_env.evaluation.report import rate_columns, short_names, side_labels
+from gin_env.evaluation.report import gauntlet_title, rate_columns, short_names, side_labels
 from gin_env.optional import require
 
 #: Inches of figure per row, by the number of win-rate bars in a row, and around the rows (titles, axes).
@@ -74,7 +74,8 @@ def _pair_rows(report: dict) -> Rows:
                 rates=[(f"{title} win rate", *_column(pairs, key)) for key, title in rate_columns(mode)],
                 rate_axis="A's win rate (95% interval)", even=0.5,
                 points=_column(pairs, "a_points_per_hand"), points_axis="A's points per hand (95% interval)",
-                title=f"{report['rules']} rules, {pairs[0][mode]} duplicate {mode} per pair, seed {report['seed']}")
+                title=f"{gauntlet_title(report, short)}{report['rules']} rules, {pairs[0][mode]} duplicate {mode} "
+                      f"per pair, seed {report['seed']}")
 
 
 def _side_rows(report: dict) -> Rows:

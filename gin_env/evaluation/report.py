@@ -54,6 +54,11 @@ def rate_columns(mode: str) -> list[tuple[str, str]]:
     return ([("a_match_win_rate", "match")] if mode == "matches" else []) + columns
 
 
+def gauntlet_title(report: dict, short: dict[str, str]) -> str:
+    """The start of a title naming the agent a gauntlet's report is about (empty for any other report)."""
+    return f"gauntlet of {short[report['gauntlet']]}: " if "gauntlet" in report else ""
+
+
 def _rate(p: float, ci: list[float]) -> str:
     return f"{100 * p:5.1f}% [{100 * ci[0]:4.1f}, {100 * ci[1]:4.1f}]"
 
@@ -69,8 +74,8 @@ def _pairs_scoreboard(report: dict) -> str:
     mode = report["mode"]
     first = report["pairs"][0]
     short = short_names(report["agents"])
-    lines = [f"{report['rules']} rules, {first[mode]} duplicate {mode} per pair ({first['games']} games), "
-             f"seed {report['seed']}", ""]
+    lines = [f"{gauntlet_title(report, short)}{report['rules']} rules, {first[mode]} duplicate {mode} per pair "
+             f"({first['games']} games), seed {report['seed']}", ""]
     width = max(len(label) for label in short.values())
     columns = rate_columns(mode)
     header = f"{'A':<{width}}  {'B':<{width}}  {'hands':>6}  {'A points/hand':>16}" + "".join(

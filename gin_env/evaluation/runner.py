@@ -32,14 +32,14 @@ _games_played = None
 
 def play_lineups(names: list[str], rules: Rules, mode: str, n: int, seed: int, workers: int,
                  progress: bool = True, replays: str | None = None,
-                 ray_address: str | None = None) -> dict[tuple[str, ...], np.ndarray]:
+                 ray_address: str | None = None, gauntlet: bool = False) -> dict[tuple[str, ...], np.ndarray]:
     """Every line-up's numbers per game (``lineups.play_chunk``'s, ``n`` games in all), by line-up in the order of
-    ``lineups.lineups``.
+    ``lineups.lineups`` (with ``gauntlet``, the first name against each other one).
 
     Games are cut into chunks that any worker may play, and reassembled by game number, so the numbers do not
     depend on ``workers``, nor on whether the chunks run as Ray tasks (``ray_address``, see ``ray_tasks.connect``)."""
     chunk = CHUNK[mode]
-    every = lineups(names, rules.players)
+    every = lineups(names, rules.players, gauntlet)
     tasks = [Task(lineup, rules, seed, start, min(start + chunk, n), replays)
              for lineup in every for start in range(0, n, chunk)]
     results: dict[tuple[str, ...], np.ndarray] = {}

@@ -12,17 +12,21 @@ from gin_env.replay import recorder as recording
 
 
 def evaluate(names: list[str], rules: Rules, mode: str, n: int, seed: int = 0, workers: int = 1,
-             progress: bool = False, replays: str | None = None, ray_address: str | None = None) -> dict:
+             progress: bool = False, replays: str | None = None, ray_address: str | None = None,
+             gauntlet: bool = False) -> dict:
     """Every line-up of ``names`` in the format of ``rules.players`` on ``n`` games (``mode``: ``"deals"``, single
     hands, or single deals with four players; ``"matches"``, games to the target); the report that ``--json``
-    writes. With ``replays`` (a directory), every hand of every seating is also saved there as a replay file. With
-    ``ray_address`` (``"local"``, ``"auto"`` or a cluster's address) the games run as Ray tasks, for the same
-    report."""
+    writes. With ``gauntlet`` (two players only) the line-ups are the first name against each other one, not a
+    round robin (:mod:`.gauntlet`), and the report says so. With ``replays`` (a directory), every hand of every
+    seating is also saved there as a replay file. With ``ray_address`` (``"local"``, ``"auto"`` or a cluster's
+    address) the games run as Ray tasks, for the same report."""
     if mode not in CHUNK:
         raise ValueError(f"mode must be 'deals' or 'matches', got {mode!r}")
     if n < 2:
         raise ValueError(f"the number of {mode} must be at least 2 (an interval needs two games), got {n}")
     check_names(names, rules.players)
+    if gauntlet and rules.players != 2:
+        raise ValueError(f"a gauntlet plays pairs: it needs two players, got players={rules.players}")
     if replays is not None and ray_address is not None:
         raise ValueError("replays cannot be saved from Ray tasks (each would write to its own machine's disk): "
                          "run without --ray to save them")
@@ -30,10 +34,11 @@ def evaluate(names: list[str], rules: Rules, mode: str, n: int, seed: int = 0, w
         agents.load(name)  # fail here, with the loader's message, before any process starts
     game_rules = rules.replace(target=None) if mode == "deals" else rules
     if replays is not None:
-        recording.make_folder(replays, replay_prefixes(names, game_rules, seed))
-    played = play_lineups(names, game_rules, mode, n, seed, workers, progress, replays, ray_address)
+        recording.make_folder(replays, replay_prefixes(names, game_rules, seed, gauntlet))
+    played = play_lineups(names, game_rules, mode, n, seed, workers, progress, replays, ray_address, gauntlet)
     if rules.players == 2:
-        return _pairs_report(names, rules, mode, n, seed, played)
+        report = _pairs_report(names, rules, mode, n, seed, played)
+        return {**report, "gauntlet": names[0]} if gauntlet else report
     return _sides_report(names, rules, mode, n, seed, played)
 
 
