@@ -39,6 +39,7 @@ def test_the_lineups_are_the_agent_against_each_member_in_order_without_itself()
 
 
 def test_the_gauntlet_writes_its_scoreboard_json_and_plot(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib", reason="--plot needs the evaluate extra")
     monkeypatch.setattr(gauntlet, "GAUNTLET", CHEAP)
     out, png = tmp_path / "gauntlet.json", tmp_path / "gauntlet.png"
     code = cli.main(["undercutter", "--gauntlet", "--deals", "2", "--seed", "4", "--workers", "1", "--no-progress",
