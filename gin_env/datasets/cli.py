@@ -91,10 +91,7 @@ def check(args: argparse.Namespace) -> tuple[Collection, str, str]:
     minari_files.check_dataset_id(dataset_id)
     root = args.root or minari_files.default_root()
     files.check_output_folder(root, "--root" if args.root else None)
-    target = minari_files.dataset_folder(root, dataset_id)
-    if os.path.lexists(target):
-        raise FileExistsError(f"--id {dataset_id}: {target} already holds a dataset; choose another id (or version) "
-                              "or remove it")
+    minari_files.check_free(root, dataset_id)
     if not args.no_progress:
         require("tqdm", "the progress bar (--no-progress hides it)")
     return collection, dataset_id, root

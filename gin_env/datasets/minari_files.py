@@ -49,6 +49,15 @@ def dataset_folder(root: str, dataset_id: str) -> str:
     return os.path.join(root, *dataset_id.split("/"))
 
 
+def check_free(root: str, dataset_id: str) -> str:
+    """The folder of ``dataset_id`` under ``root``; ``FileExistsError`` when a dataset (or anything) is there."""
+    target = dataset_folder(root, dataset_id)
+    if os.path.lexists(target):
+        raise FileExistsError(f"--id {dataset_id}: {target} already holds a dataset; choose another id (or "
+                              "version) or remove it")
+    return target
+
+
 @contextlib.contextmanager
 def _size_measured_once() -> Iterator[None]:
     """Minari 0.5's arrow storage measures the whole dataset again after every episode it writes, a walk over all
@@ -91,10 +100,7 @@ def write_dataset(root: str, dataset_id: str, episodes: list[Episode], env, *, a
 
     Whole or not at all: it is built in a temporary folder beside its place and renamed into it, so an error or an
     interrupt leaves no dataset under that id. ``FileExistsError`` for an id ``root`` already holds."""
-    target = dataset_folder(root, dataset_id)
-    if os.path.lexists(target):
-        raise FileExistsError(f"--id {dataset_id}: {target} already holds a dataset; choose another id (or "
-                              "version) or remove it")
+    target = check_free(root, dataset_id)
     scratch = tempfile.mkdtemp(prefix=".gin-env-dataset-", dir=root)
     try:
         with _minari_root(scratch), _size_measured_once(), warnings.catch_warnings():

@@ -40,23 +40,15 @@ from __future__ import annotations
 import numpy as np
 
 from gin_env.game import actions, cards, engine
+from gin_env.game.observation import consecutive
 from gin_env.game.public_history import BigGin, Discard, Draw, Event, Knock, Pass, Take, Upcard
 from gin_env.game.rules import STOCK_AFTER_DEAL, Rules
 
-
-def _build_layout() -> dict[str, range]:
-    sizes = [("pad", 1), ("upcard", cards.N_CARDS), ("own_pass", 1), ("other_pass", 1),
-             ("own_take", cards.N_CARDS), ("other_take", cards.N_CARDS), ("own_draw", cards.N_CARDS),
-             ("other_draw", 1), ("own_discard", cards.N_CARDS), ("other_discard", cards.N_CARDS),
-             ("own_knock", cards.N_CARDS), ("other_knock", 1), ("own_big_gin", 1), ("other_big_gin", 1)]
-    layout, start = {}, 0
-    for name, size in sizes:
-        layout[name] = range(start, start + size)
-        start += size
-    return layout
-
-
-HISTORY_LAYOUT: dict[str, range] = _build_layout()
+HISTORY_LAYOUT: dict[str, range] = consecutive(
+    [("pad", 1), ("upcard", cards.N_CARDS), ("own_pass", 1), ("other_pass", 1), ("own_take", cards.N_CARDS),
+     ("other_take", cards.N_CARDS), ("own_draw", cards.N_CARDS), ("other_draw", 1), ("own_discard", cards.N_CARDS),
+     ("other_discard", cards.N_CARDS), ("own_knock", cards.N_CARDS), ("other_knock", 1), ("own_big_gin", 1),
+     ("other_big_gin", 1)], range)
 N_TOKENS = HISTORY_LAYOUT["other_big_gin"].stop
 PAD = HISTORY_LAYOUT["pad"].start
 UPCARD = HISTORY_LAYOUT["upcard"].start

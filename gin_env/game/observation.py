@@ -54,18 +54,19 @@ DEADWOOD_SCALE = 100
 MAX_KNOCK_LIMIT = 99
 
 
-def _build_layout() -> dict[str, slice]:
-    sizes = [(name, cards.N_CARDS) for name in PLANES] + [
-        ("phase", N_PHASES), ("is_dealer", 1), ("stock_size", 1), ("knock_limit", 1), ("deadwood", 1),
-        ("scores", 2)]
+def consecutive(sizes: list[tuple[str, int]], span=slice) -> dict:
+    """Each name of ``sizes`` (name, size) with its span, laid end to end from 0 in order: ``span(start, stop)``
+    (a ``slice`` by default; ``range`` for a layout of ids)."""
     layout, start = {}, 0
     for name, size in sizes:
-        layout[name] = slice(start, start + size)
+        layout[name] = span(start, start + size)
         start += size
     return layout
 
 
-OBS_LAYOUT: dict[str, slice] = _build_layout()
+OBS_LAYOUT: dict[str, slice] = consecutive(
+    [(name, cards.N_CARDS) for name in PLANES]
+    + [("phase", N_PHASES), ("is_dealer", 1), ("stock_size", 1), ("knock_limit", 1), ("deadwood", 1), ("scores", 2)])
 OBS_SIZE = OBS_LAYOUT["scores"].stop
 #: Entries up to here are 0/1 flags (the planes, the phase one-hot and the dealer flag); the scalars follow.
 N_BIT_ENTRIES = OBS_LAYOUT["is_dealer"].stop
