@@ -74,6 +74,8 @@ VERSIONS = {
 }
 
 _VERSIONED = re.compile(r"^(?P<base>[a-z][a-z-]*)-v(?P<number>\d+)$")
+#: A built-in agent with parameters: ``search[samples=64,guide=runs/exit/gen-1/network.npz]``.
+_WITH_PARAMETERS = re.compile(r"^(?P<base>[a-z][a-z0-9-]*)\[(?P<parameters>[^\[\]]*)\]$")
 
 
 def _newest() -> dict[str, str]:
@@ -209,7 +211,11 @@ def versioned_names() -> list[str]:
 
 
 def versioned(name: str) -> str:
-    """The versioned name that ``name`` (plain or versioned) loads; ``ValueError`` for no built-in agent."""
+    """The versioned name that ``name`` (plain or versioned, with or without parameters) loads; ``ValueError`` for
+    no built-in agent."""
+    spec = _WITH_PARAMETERS.match(name)
+    if spec:
+        return f"{versioned(spec['base'])}[{spec['parameters']}]"
     if name in VERSIONS:
         return name
     if name in AGENTS:
@@ -230,6 +236,8 @@ def _unknown(name: str) -> str:
 
 def is_path(name: str) -> bool:
     """Whether :func:`load` reads ``name`` as a model file rather than an agent name or ``module:attr``."""
+    if _WITH_PARAMETERS.match(name):
+        return False
     return name.endswith(MODEL_SUFFIXES) or os.sep in name or (os.altsep is not None and os.altsep in name)
 
 
@@ -255,6 +263,9 @@ def load(name_or_path: str | os.PathLike) -> Agent:
 
         return load_model(path)
     name = str(name_or_path)
+    spec = _WITH_PARAMETERS.match(name)
+    if spec:
+        return with_parameters(spec["base"], parse_parameters(spec["parameters"], name))
     if name in AGENTS or name in VERSIONS:
         full = versioned(name)
         module, factory = VERSIONS[full].split(":")
@@ -264,3 +275,48 @@ def load(name_or_path: str | os.PathLike) -> Agent:
     if ":" in name:
         return from_import_path(name)
     raise ValueError(_unknown(name))
+
+
+def parse_parameters(text: str, spec: str) -> dict:
+    """``"samples=64,guide=g.npz"`` -> ``{"samples": 64, "guide": "g.npz"}``: a whole number is an int, another
+    number a float, ``none``/``true``/``false`` are None/True/False, anything else a string. ``ValueError`` naming
+    ``spec`` for an item without ``=`` or a key given twice."""
+    out: dict = {}
+    for item in filter(None, (piece.strip() for piece in text.split(","))):
+        key, equals, value = (piece.strip() for piece in item.partition("="))
+        if not equals or not key.isidentifier():
+            raise ValueError(f"agent {spec!r}: parameters are key=value separated by commas, got {item!r}")
+        if key in out:
+            raise ValueError(f"agent {spec!r}: parameter {key!r} is given twice")
+        out[key] = _parameter_value(value)
+    return out
+
+
+def _parameter_value(text: str):
+    words = {"none": None, "true": True, "false": False}
+    if text.lower() in words:
+        return words[text.lower()]
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def with_parameters(name: str, parameters: dict) -> Agent:
+    """The built-in agent ``name`` made with keyword ``parameters`` (``agents.load("search[samples=64]")``); its
+    ``agent.name`` is the versioned name with them. ``ValueError`` for an agent that takes none, or a parameter it
+    refuses (in its own words)."""
+    full = versioned(name)
+    module, factory = VERSIONS[full].split(":")
+    make = getattr(importlib.import_module(module), factory)
+    takes = inspect.signature(make).parameters.values()
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in takes):
+        raise ValueError(f"agent {full} takes no parameters")
+    try:
+        agent = make(**parameters)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"agent {full}: {err}") from None
+    agent.name = f"{full}[{','.join(f'{k}={v}' for k, v in parameters.items())}]"
+    return agent

@@ -189,7 +189,7 @@ def export_model(sources: str | list[str], target: str,
     paths = [sources] if isinstance(sources, str) else list(sources)
     if not paths:
         raise ValueError("export_model needs at least one model to export")
-    torch = require("torch", "exporting a PPO model")
+    require("torch", "exporting a PPO model")
     models = [read_model(path, "exporting a PPO model") for path in paths]
     model, policy = models[0], models[0].policy
     weights = [m.policy.state_dict() for m in models]
@@ -197,16 +197,7 @@ def export_model(sources: str | list[str], target: str,
     for path, other in zip(paths[1:], weights[1:]):
         if {key: tuple(value.shape) for key, value in other.items()} != shapes:
             raise ValueError(f"cannot average {paths[0]!r} with {path!r}: their networks differ in shape")
-    for name, actor in (actors or {}).items():
-        for key, value in actor.items():
-            if shapes.get(key) != value.shape:
-                in_model = f"the model's is {shapes[key]}" if key in shapes else "the model has no such parameter"
-                raise ValueError(f"cannot average {paths[0]!r} with {name!r}: its {key!r} has shape {value.shape}, "
-                                 f"{in_model}")
-        # SB3 names one shared feature extractor three times (features_extractor, pi_ and vf_features_extractor):
-        # an actor's weight stands for every name of its tensor.
-        weights.append({alias: torch.as_tensor(value) for key, value in actor.items() for alias in weights[0]
-                        if weights[0][alias].data_ptr() == weights[0][key].data_ptr()})
+    weights += [_actor_state(weights[0], actor, paths[0], name) for name, actor in (actors or {}).items()]
     if len(weights) > 1:
         average = {}
         for key, value in weights[0].items():
@@ -215,6 +206,40 @@ def export_model(sources: str | list[str], target: str,
                 value = sum(terms) / len(terms)
             average[key] = value
         policy.load_state_dict(average)
+    _save_fresh(model, target)
+
+
+def model_with_actor(source: str, actor: dict[str, np.ndarray], target: str, name: str = "the actor") -> None:
+    """Write ``source``'s model to ``target`` with its actor replaced by ``actor`` (numpy arrays by torch name, as
+    ``agents.numpy_policy.read_weights`` reads a ``gin-env export --numpy`` file; ``name`` for errors): the
+    critic's own layers stay the model's. It turns a shipped actor (``ppo-expert``) back into a model that trains.
+    Raises what :func:`export_model` raises for a bad model or shapes that differ."""
+    model = read_model(source, "exporting a PPO model")
+    state = model.policy.state_dict()
+    replaced = _actor_state(state, actor, source, name)
+    model.policy.load_state_dict({key: replaced.get(key, value) for key, value in state.items()})
+    _save_fresh(model, target)
+
+
+def _actor_state(state: dict, actor: dict[str, np.ndarray], source: str, name: str) -> dict:
+    """``actor``'s weights (numpy arrays by torch name) as tensors under every name they have in the model's
+    ``state``; ``ValueError`` naming ``source`` and ``name`` for a parameter the model lacks or shapes otherwise."""
+    torch = require("torch", "exporting a PPO model")
+    for key, value in actor.items():
+        if key not in state or tuple(state[key].shape) != value.shape:
+            in_model = (f"the model's is {tuple(state[key].shape)}" if key in state
+                        else "the model has no such parameter")
+            raise ValueError(f"cannot combine {source!r} with {name!r}: its {key!r} has shape {value.shape}, "
+                             f"{in_model}")
+    # SB3 names one shared feature extractor three times (features_extractor, pi_ and vf_features_extractor): an
+    # actor's weight stands for every name of its tensor.
+    return {alias: torch.as_tensor(value) for key, value in actor.items() for alias in state
+            if state[alias].data_ptr() == state[key].data_ptr()}
+
+
+def _save_fresh(model, target: str) -> None:
+    """Save ``model`` to ``target`` whole, without the rollout and with a fresh optimizer."""
+    policy = model.policy
     # A fresh optimizer of the same kind keeps the archive's layout (SB3 checks it on load) but holds no moments.
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1), **policy.optimizer_kwargs)
     # Saved through an open file: SB3 given a path would add ".zip" to one without it.

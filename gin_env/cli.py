@@ -3,6 +3,7 @@
     gin-env evaluate AGENT AGENT ... [options]   duplicate-deal tournament (gin_env.evaluation)
     gin-env train [options]                      MaskablePPO training (gin_env.training)
     gin-env dataset PLAYER OTHER... [options]    a Minari dataset of a line-up's episodes (gin_env.datasets)
+    gin-env iterate [options]                    expert iteration: search plays, a network learns it, repeat
     gin-env export SOURCE... --out FILE          a model file to ship, one checkpoint or several averaged
     gin-env play [options]                       a game against an agent in the terminal (gin_env.ui.play)
     gin-env replay FILE [--step]                 step through a saved hand (gin_env.ui.viewer)
@@ -35,6 +36,11 @@ def _dataset(argv: list[str], prog: str) -> int:
     return main(argv, prog)
 
 
+def _iterate(argv: list[str], prog: str) -> int:
+    from gin_env.training.iteration import main
+    return main(argv, prog)
+
+
 def _export(argv: list[str], prog: str) -> int:
     from gin_env.training.export import main
     return main(argv, prog)
@@ -55,7 +61,8 @@ USAGE = __doc__.split("\n\n")[1]
 #: Subcommand -> the function that runs it; each imports its job only when asked for, so ``--help`` and
 #: ``--version`` stay light.
 JOBS: dict[str, Callable[[list[str], str], int]] = {
-    "evaluate": _evaluate, "train": _train, "dataset": _dataset, "export": _export, "play": _play, "replay": _replay,
+    "evaluate": _evaluate, "train": _train, "dataset": _dataset, "iterate": _iterate,
+    "export": _export, "play": _play, "replay": _replay,
 }
 
 

@@ -5,6 +5,7 @@ refused, naming the file, before any layer is built."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -167,6 +168,33 @@ def test_interrupts_and_exits_from_a_plugin_go_through(plugins):
         agents.load("plugin_constructors:Interrupted")
     with pytest.raises(SystemExit):
         agents.load("plugin_exits:Agent")
+
+
+# -- built-in agents with parameters ---------------------------------------------------------------------------------
+
+
+def test_a_built_in_agent_takes_parameters_in_brackets():
+    search = agents.load(f"search[samples=8,trust=none,guide={numpy_policy.SHIPPED['ppo']}]")
+    assert (search.params.samples, search.params.trust, search.params.guide) == (8, None, numpy_policy.SHIPPED["ppo"])
+    assert search.name == f"search-v2[samples=8,trust=None,guide={numpy_policy.SHIPPED['ppo']}]"
+    assert not agents.is_path(f"search[guide={numpy_policy.SHIPPED['ppo']}]")
+    assert agents.versioned("search[samples=8]") == "search-v2[samples=8]"
+    result = duel.play_duplicate(Rules.preset("eaai").replace(target=None), agents.load("search[samples=4]"),
+                                 agents.load("simple"), seed=1, game=0)
+    assert result is not None
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("expert[take_margin=2]", "agent expert-v2 takes no parameters"),
+    ("search[samples=0]", "agent search-v2: search parameter 'samples' must lie in"),
+    ("search[sample=8]", "agent search-v2: SearchAgent has no parameter 'sample'"),
+    ("search[samples]", "parameters are key=value separated by commas, got 'samples'"),
+    ("search[samples=8,samples=9]", "parameter 'samples' is given twice"),
+    ("serch[samples=8]", "unknown agent 'serch'"),
+])
+def test_a_bad_parameter_is_a_value_error_naming_the_agent(spec, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        agents.load(spec)
 
 
 # -- policy files -----------------------------------------------------------------------------------------------

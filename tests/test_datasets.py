@@ -236,6 +236,16 @@ def test_training_clones_a_dataset(written, tmp_path):
         imitation = json.load(file)["imitation"]
     assert imitation["teacher"] == folder and imitation["decisions"] > 300
     assert agents.load(str(tmp_path / "r" / "last.zip"))
+    # Several datasets, cloned into a model that has trained already (a generation of expert iteration).
+    again = config.parse_args(["--from-dataset", f"{folder},{folder}", "--resume", str(tmp_path / "r" / "last.zip"),
+                               "--total-timesteps", "0", "--run-dir", str(tmp_path / "r2"), *tiny])
+    loop.train(again)
+    with open(tmp_path / "r2" / "history.json") as file:
+        assert json.load(file)["imitation"]["decisions"] == 2 * imitation["decisions"]
+    assert write(tmp_path, "simple", "simple", "--hands", "2", "--workers", "1", "--rules", "eaai",
+                 "--id", "other-v0") == 0
+    with pytest.raises(ValueError, match="other-v0: played with .*'eaai'.*clone datasets of one game at a time"):
+        decisions.read_sources([folder, minari_files.dataset_folder(str(tmp_path), "other-v0")])
     for extra, message in ((["--rules", "eaai"], "played under the rules 'standard'"),
                            (["--imitate-steps", "0"], "would clone nothing")):
         with pytest.raises(ValueError, match=message):

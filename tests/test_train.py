@@ -231,6 +231,28 @@ def test_export_averages_a_model_with_actor_weights(run, tmp_path, capsys):
     assert all(torch.allclose(soup[key], original[key] + 0.5) for key in numpy_policy.PARAMETERS)
 
 
+def test_an_actor_put_into_a_model_replaces_its_policy_and_keeps_its_critic(run, tmp_path):
+    """``ppo.model_with_actor``: how expert iteration turns a shipped actor (``ppo-expert``) back into a model that
+    trains: the model's actor weights become the file's, every name of the shared feature extractor with them, and
+    the critic's own layers stay."""
+    run_dir, _ = run
+    source = os.path.join(run_dir, "last.zip")
+    original = ppo.read_model(source, "the test").policy.state_dict()
+    shifted = {key: original[key].numpy() + 1.0 for key in numpy_policy.PARAMETERS}
+    np.savez(tmp_path / "shifted.npz", **shifted)
+    target = str(tmp_path / "with_actor.zip")
+    ppo.model_with_actor(source, numpy_policy.read_weights(str(tmp_path / "shifted.npz")), target)
+    state = ppo.read_model(target, "the test").policy.state_dict()
+    assert all(torch.allclose(state[key], original[key] + 1.0) for key in numpy_policy.PARAMETERS)
+    assert torch.allclose(state["features_extractor.runs.weight"], original["features_extractor.runs.weight"] + 1)
+    critic = [key for key in original if key.startswith(("mlp_extractor.value_net.", "value_net."))]
+    assert critic and all(torch.equal(state[key], original[key]) for key in critic)
+    narrow = {key: value[..., :1] for key, value in shifted.items()}
+    with pytest.raises(ValueError, match="narrow.npz.*has shape"):
+        ppo.model_with_actor(source, narrow, str(tmp_path / "never.zip"), "narrow.npz")
+    assert not os.path.exists(tmp_path / "never.zip")
+
+
 def test_export_refuses_actor_weights_it_cannot_use(run, tmp_path, capsys):
     run_dir, _ = run
     source = os.path.join(run_dir, "last.zip")

@@ -107,6 +107,30 @@ def read_decisions(dataset, limit: int | None = None, option: str = "--from-data
     return Decisions(**arrays, env_kwargs=kwargs)
 
 
+def read_sources(sources: list[str], limit: int | None = None, option: str = "--from-dataset") -> Decisions:
+    """The decisions of several datasets (ids or folders), one after the other, at most ``limit`` in all; each must
+    be of the same rules and format as the first, whoever the other players were (``ValueError`` naming the one
+    that is not). The ``env_kwargs`` returned are the first dataset's."""
+    parts: list[Decisions] = []
+    for source in sources:
+        left = None if limit is None else limit - sum(part.actions.size for part in parts)
+        if left is not None and left <= 0:
+            break
+        found = read_decisions(open_dataset(source, option), left, option)
+        if parts and _game(found.env_kwargs) != _game(parts[0].env_kwargs):
+            raise ValueError(f"{option} {source}: played with {_game(found.env_kwargs)}, but {sources[0]} with "
+                             f"{_game(parts[0].env_kwargs)}; clone datasets of one game at a time")
+        parts.append(found)
+    arrays = {key: np.concatenate([getattr(part, key) for part in parts]) for key in Decisions._fields
+              if key != "env_kwargs"}
+    return Decisions(**arrays, env_kwargs=parts[0].env_kwargs)
+
+
+def _game(kwargs: dict) -> dict:
+    """What makes observations of two datasets mean the same: the rules and the format."""
+    return {key: kwargs.get(key) for key in ("rules", "players", "room")}
+
+
 def hand_returns(decisions: Decisions, reward_scale: float, gamma: float) -> np.ndarray:
     """Each decision's discounted return to the end of its hand, in points / ``reward_scale``: what the critic of a
     run with that scale and ``gamma`` estimates (zero where the hand's end is not in the dataset)."""

@@ -110,22 +110,25 @@ def check_agents(args: Args) -> None:
 
 
 def check_dataset(args: Args) -> None:
-    """``--from-dataset``: a Minari dataset of two-player ``GinRummy-v0`` under the run's ``--rules``, whose
+    """``--from-dataset``: Minari datasets of two-player ``GinRummy-v0`` under the run's ``--rules``, whose
     decisions ``--imitate-steps`` lets the cloning read."""
-    if args.resume:
-        raise ValueError("--from-dataset clones before PPO starts; a --resume run has started (drop one of them)")
+    from gin_env.training.imitation import dataset_sources
+
     if not args.imitate_steps:
         raise ValueError("--from-dataset with --imitate-steps 0 would clone nothing; give it a number of decisions")
+    sources = dataset_sources(args)
+    if not sources:
+        raise ValueError(f"--from-dataset {args.from_dataset!r} names no dataset")
     require("minari", "--from-dataset")
     from gin_env.datasets import decisions
 
-    kwargs = decisions.env_kwargs(decisions.open_dataset(args.from_dataset))
-    if kwargs.get("rules", "standard") != args.rules:
-        raise ValueError(f"--from-dataset {args.from_dataset}: its episodes were played under the rules "
-                         f"{kwargs.get('rules')!r}; train with --rules {kwargs.get('rules')}, or record another")
-    if kwargs.get("players") not in (None, 2) or kwargs.get("room") is not None:
-        raise ValueError(f"--from-dataset {args.from_dataset}: its episodes are not of two players, and training "
-                         "plays two")
+    for source in sources:
+        kwargs = decisions.env_kwargs(decisions.open_dataset(source))
+        if kwargs.get("rules", "standard") != args.rules:
+            raise ValueError(f"--from-dataset {source}: its episodes were played under the rules "
+                             f"{kwargs.get('rules')!r}; train with --rules {kwargs.get('rules')}, or record another")
+        if kwargs.get("players") not in (None, 2) or kwargs.get("room") is not None:
+            raise ValueError(f"--from-dataset {source}: its episodes are not of two players, and training plays two")
 
 
 def check_history(args: Args) -> dict:

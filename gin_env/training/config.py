@@ -41,8 +41,9 @@ class Args:
         "help": "teacher decisions collected for behaviour cloning before PPO starts (0: no cloning)"})
     teacher: str = field(default="expert", metadata={"help": "the agent cloned before PPO starts"})
     from_dataset: str = field(default="", metadata={
-        "help": "clone the recorded agent of this Minari dataset (an id or a folder; gin-env dataset writes one) "
-                "instead of collecting --teacher's decisions; --imitate-steps caps the decisions read"})
+        "help": "clone the recorded agent of these Minari datasets (ids or folders, separated by commas; gin-env "
+                "dataset writes them) instead of collecting --teacher's decisions, also into a --resume model; "
+                "--imitate-steps caps the decisions read"})
     imitate_opponent: str = field(default="simple", metadata={"help": "the teacher's opponent while collecting"})
     imitate_epochs: int = field(default=6, metadata={"help": "passes over the collected decisions"})
     knock_weight: float = field(default=10.0, metadata={

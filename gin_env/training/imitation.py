@@ -57,12 +57,17 @@ def collect_teacher_games(args: Args) -> dict[str, np.ndarray]:
             "has_return": flat(has_return)}
 
 
+def dataset_sources(args: Args) -> list[str]:
+    """The datasets ``--from-dataset`` names, in order (ids or folders, separated by commas)."""
+    return [source.strip() for source in args.from_dataset.split(",") if source.strip()]
+
+
 def dataset_decisions(args: Args) -> dict[str, np.ndarray]:
     """The decisions of ``--from-dataset`` (at most ``--imitate-steps``) as :func:`collect_teacher_games` gives the
     teacher's: the values are each hand's shaped return, from the rewards the dataset recorded."""
     from gin_env.datasets import decisions as reading
 
-    found = reading.read_decisions(reading.open_dataset(args.from_dataset), args.imitate_steps)
+    found = reading.read_sources(dataset_sources(args), args.imitate_steps)
     values = reading.hand_returns(found, args.reward_scale, args.gamma) - potential(found.obs, args)
     return {"obs": found.obs, "masks": found.masks, "actions": found.actions, "values": values.astype(np.float32),
             "has_return": found.ended}
