@@ -30,7 +30,9 @@ A path to a ``.zip`` saved by sb3-contrib's ``MaskablePPO`` loads as a :class:`a
 torch are imported only then), a path to a ``.pt`` policy file exported by ``train_rllib.py`` as a
 :class:`agents.torch_policy.TorchPolicyAgent` (torch only, no Ray), a path to actor weights (``.npz``,
 ``gin-env export --numpy``) as a :class:`agents.numpy_policy.NumpyPolicyAgent` (numpy only), and
-``package.module:attr`` plugs in any strategy without editing this package: ``attr`` is an agent class (made with
+``NAME[key=value,...]`` makes a built-in agent with parameters (``search[samples=8,guide=W.npz]``, for agents whose
+maker takes them: :func:`with_parameters`), and ``package.module:attr`` plugs in any strategy without editing this
+package: ``attr`` is an agent class (made with
 no arguments), an agent instance, or a function ``(view, rng) -> action``. Whatever goes wrong with a plug-in (its
 module does not import or raises while importing, its class's constructor raises, the attribute is no agent) is a
 ``ValueError`` naming the spec.
