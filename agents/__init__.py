@@ -20,6 +20,7 @@ agent's play changes (docs/agents.md gives each version's strength):
 * ``ppo-v5``: the MaskablePPO policy shipped with the package (trained by ``train.py``, the fifth network shipped
   under this name), its actor run in numpy (``agents.numpy_policy``), so a core install without torch plays it;
 * ``ppo-expert-v1``: the same network fine-tuned mostly against the expert, in numpy: the search's default guide;
+* ``exit-v1``: generation 1 of expert iteration (``gin-env iterate``) from ``ppo-expert-v1``, in numpy;
 * ``knocker-v1``, ``early-knocker-v1``, ``gin-hunter-v1``, ``undercutter-v1``: the expert's play in one knocking
   style each (``agents.styles``), the opponents of the evaluation's gauntlet.
 
@@ -69,6 +70,7 @@ VERSIONS = {
     "search-v2": "gin_env.agents.search:SearchAgent",
     "ppo-v5": "gin_env.agents.numpy_policy:shipped",
     "ppo-expert-v1": "gin_env.agents.numpy_policy:shipped_expert_tuned",
+    "exit-v1": "gin_env.agents.numpy_policy:shipped_exit",
     "knocker-v1": "gin_env.agents.styles:knocker",
     "early-knocker-v1": "gin_env.agents.styles:early_knocker",
     "gin-hunter-v1": "gin_env.agents.styles:gin_hunter",

@@ -3,8 +3,8 @@ torch.
 
 :class:`NumpyPolicyAgent` computes the same action logits as a MaskablePPO model's actor (``agents/networks.py``:
 ``CardFeatures`` and ``CardActionHead``), from weights stored in a ``.npz`` file, so a core install plays the learned
-policies: ``agents.load("ppo")`` and the search agent's rollouts. Two ship (:data:`SHIPPED`): the shipped model's
-actor (``ppo``), and ``ppo-expert``, the search's default guide. The arrays keep the torch names and shapes of the
+policies: ``agents.load("ppo")`` and the search agent's rollouts. Three ship (:data:`SHIPPED`): the shipped model's
+actor (``ppo``), ``ppo-expert``, the search's default guide, and ``exit``, a generation of expert iteration. The arrays keep the torch names and shapes of the
 actor's parameters; :func:`save_weights` writes them from a model file (``gin-env export --numpy``), a test holds the
 shipped ``ppo`` weights to the shipped ``.zip``, and another that both pick the same actions. A weights file is
 checked whole from its array headers (:func:`check_shapes`) before any array is read.
@@ -35,8 +35,11 @@ SHIPPED_WEIGHTS = os.path.join(_MODELS, "ppo_gin_policy.npz")
 #: The actor of the shipped model fine-tuned mostly against the expert (docs/training.md, leg 6), the search agent's
 #: default guide.
 EXPERT_TUNED_WEIGHTS = os.path.join(_MODELS, "ppo_expert_policy.npz")
+#: Generation 1 of expert iteration (docs/iteration.md): ``ppo-expert`` after cloning its search's play and 3 M more
+#: PPO steps.
+EXIT_WEIGHTS = os.path.join(_MODELS, "exit_v1_policy.npz")
 #: The shipped weights by the search agent's guide names.
-SHIPPED = {"ppo": SHIPPED_WEIGHTS, "ppo-expert": EXPERT_TUNED_WEIGHTS}
+SHIPPED = {"ppo": SHIPPED_WEIGHTS, "ppo-expert": EXPERT_TUNED_WEIGHTS, "exit": EXIT_WEIGHTS}
 
 #: The actor's parameters, by their torch names in the MaskablePPO policy.
 _FEATURES = "pi_features_extractor."
@@ -231,6 +234,11 @@ def shipped(name: str = "ppo") -> NumpyPolicyAgent:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"the shipped policy weights {path!r} are missing from this installation")
     return load_policy(path)
+
+
+def shipped_exit() -> NumpyPolicyAgent:
+    """Generation 1 of expert iteration (``agents.load("exit")``, docs/iteration.md)."""
+    return shipped("exit")
 
 
 def shipped_expert_tuned() -> NumpyPolicyAgent:
