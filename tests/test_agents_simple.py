@@ -184,7 +184,7 @@ def test_load_builtin_agents():
     assert isinstance(agents.load("random"), RandomAgent)
     assert isinstance(agents.load("simple"), SimpleAgent)
     assert isinstance(agents.load("simple"), agents.Agent)
-    assert agents.names() == ["early-knocker", "expert", "gin-hunter", "knocker", "ppo", "ppo-expert", "random",
+    assert agents.names() == ["early-knocker", "exit", "expert", "gin-hunter", "knocker", "ppo", "ppo-expert", "random",
                               "search", "simple", "undercutter"]
 
 
