@@ -4,9 +4,10 @@ torch.
 :class:`NumpyPolicyAgent` computes the same action logits as a MaskablePPO model's actor (``agents/networks.py``:
 ``CardFeatures`` and ``CardActionHead``), from weights stored in a ``.npz`` file, so a core install plays the learned
 policies: ``agents.load("ppo")`` and the search agent's rollouts. Three ship (:data:`SHIPPED`): the shipped model's
-actor (``ppo``), ``ppo-expert``, the search's default guide, and ``exit``, a generation of expert iteration. The arrays keep the torch names and shapes of the
-actor's parameters; :func:`save_weights` writes them from a model file (``gin-env export --numpy``), a test holds the
-shipped ``ppo`` weights to the shipped ``.zip``, and another that both pick the same actions. A weights file is
+actor (``ppo``), ``ppo-expert``, the search's default guide, and ``exit``, a generation of expert iteration. The
+arrays keep the torch names and shapes of the actor's parameters; :func:`save_weights` writes them from a model file
+(``gin-env export --numpy``), a test holds the shipped ``ppo`` weights to the shipped ``.zip``, and another that both
+pick the same actions. A weights file is
 checked whole from its array headers (:func:`check_shapes`) before any array is read.
 
 The convolutions run as matrix products over the suit x rank grid: a (1 x 3) kernel along the ranks is three

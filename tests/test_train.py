@@ -214,20 +214,32 @@ def test_export_averages_models_weight_by_weight(run, tmp_path, capsys):
     duel.play_duplicate(Rules.preset("eaai"), agents.load(target), agents.load("simple"), seed=2, game=0)
 
 
-def test_export_averages_a_model_with_actor_weights(run, tmp_path, capsys):
-    """An actor's ``.npz`` (what ``--numpy`` writes) joins the average of the actor's parameters, the feature
-    extractor that the critic shares among them; the critic's own layers, which it lacks, stay the model's."""
+def _critic_kept(state: dict, original: dict) -> bool:
+    """Whether the critic's own layers of ``state`` are ``original``'s."""
+    critic = [key for key in original if key.startswith(("mlp_extractor.value_net.", "value_net."))]
+    return bool(critic) and all(torch.equal(state[key], original[key]) for key in critic)
+
+
+def _shifted_actor(run, tmp_path) -> tuple[str, dict, dict]:
+    """The run's last checkpoint, its policy's weights, and its actor's weights plus 1, also saved as
+    ``shifted.npz``."""
     run_dir, _ = run
     source = os.path.join(run_dir, "last.zip")
     original = ppo.read_model(source, "the test").policy.state_dict()
     shifted = {key: original[key].numpy() + 1.0 for key in numpy_policy.PARAMETERS}
     np.savez(tmp_path / "shifted.npz", **shifted)
+    return source, original, shifted
+
+
+def test_export_averages_a_model_with_actor_weights(run, tmp_path, capsys):
+    """An actor's ``.npz`` (what ``--numpy`` writes) joins the average of the actor's parameters, the feature
+    extractor that the critic shares among them; the critic's own layers, which it lacks, stay the model's."""
+    source, original, _ = _shifted_actor(run, tmp_path)
     target = str(tmp_path / "soup.zip")
     assert export.main([source, str(tmp_path / "shifted.npz"), "--out", target]) == 0
     assert capsys.readouterr().out == f"wrote {target}\n"
     soup = ppo.read_model(target, "the test").policy.state_dict()
-    critic = [key for key in original if key.startswith(("mlp_extractor.value_net.", "value_net."))]
-    assert critic and all(torch.equal(soup[key], original[key]) for key in critic)
+    assert _critic_kept(soup, original)
     assert all(torch.allclose(soup[key], original[key] + 0.5) for key in numpy_policy.PARAMETERS)
 
 
@@ -235,18 +247,13 @@ def test_an_actor_put_into_a_model_replaces_its_policy_and_keeps_its_critic(run,
     """``ppo.model_with_actor``: how expert iteration turns a shipped actor (``ppo-expert``) back into a model that
     trains: the model's actor weights become the file's, every name of the shared feature extractor with them, and
     the critic's own layers stay."""
-    run_dir, _ = run
-    source = os.path.join(run_dir, "last.zip")
-    original = ppo.read_model(source, "the test").policy.state_dict()
-    shifted = {key: original[key].numpy() + 1.0 for key in numpy_policy.PARAMETERS}
-    np.savez(tmp_path / "shifted.npz", **shifted)
+    source, original, shifted = _shifted_actor(run, tmp_path)
     target = str(tmp_path / "with_actor.zip")
     ppo.model_with_actor(source, numpy_policy.read_weights(str(tmp_path / "shifted.npz")), target)
     state = ppo.read_model(target, "the test").policy.state_dict()
     assert all(torch.allclose(state[key], original[key] + 1.0) for key in numpy_policy.PARAMETERS)
     assert torch.allclose(state["features_extractor.runs.weight"], original["features_extractor.runs.weight"] + 1)
-    critic = [key for key in original if key.startswith(("mlp_extractor.value_net.", "value_net."))]
-    assert critic and all(torch.equal(state[key], original[key]) for key in critic)
+    assert _critic_kept(state, original)
     narrow = {key: value[..., :1] for key, value in shifted.items()}
     with pytest.raises(ValueError, match="narrow.npz.*has shape"):
         ppo.model_with_actor(source, narrow, str(tmp_path / "never.zip"), "narrow.npz")
