@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+from collections.abc import Iterator
 
 from gin_env import agents
 from gin_env.evaluation import duel
@@ -20,21 +21,26 @@ from gin_env.game.rules import PRESETS, Rules
 COLUMNS = ("gin", "knock", "undercut", "opponent gin", "opponent knock", "opponent undercut", "tie", "dead")
 
 
+def duplicate_hands(agent, opponent, rules: Rules, deals: int, seed: int) -> Iterator[tuple[int, engine.HandOutcome]]:
+    """``(seating, outcome)`` of ``deals`` duplicate single hands (``2 * deals`` hands): each deal played with
+    ``agent`` as P1 (seating 0), then as P2 (seating 1), so ``seating`` is the agent's seat."""
+    for deal in range(deals):
+        for seating in (0, 1):
+            rngs = [duel.agent_rng(seed, deal, seating, seat) for seat in (0, 1)]
+            state = engine.new_hand(rules, duel.deal_rng(seed, deal, 0), dealer=deal % 2)
+            yield seating, duel.play_hand(state, duel.seats(agent, opponent, seating), rngs).outcome
+
+
 def hand_endings(agent, opponent, rules: Rules, deals: int, seed: int) -> collections.Counter:
     """Outcome counts from ``agent``'s side over ``deals`` duplicate single hands (``2 * deals`` hands)."""
     counts = collections.Counter()
-    for deal in range(deals):
-        for seating in (0, 1):
-            seats = (agent, opponent) if seating == 0 else (opponent, agent)
-            rngs = [duel.agent_rng(seed, deal, seating, seat) for seat in (0, 1)]
-            state = engine.new_hand(rules, duel.deal_rng(seed, deal, 0), dealer=deal % 2)
-            outcome = duel.play_hand(state, seats, rngs).outcome
-            if outcome.knocker is None or outcome.kind == "tie":
-                counts[outcome.kind] += 1
-            else:
-                # "undercut" from the agent's side: its knock was undercut; "opponent undercut": it undercut.
-                prefix = "" if outcome.knocker == seating else "opponent "
-                counts[prefix + ("gin" if outcome.kind in ("gin", "big_gin") else outcome.kind)] += 1
+    for seating, outcome in duplicate_hands(agent, opponent, rules, deals, seed):
+        if outcome.knocker is None or outcome.kind == "tie":
+            counts[outcome.kind] += 1
+        else:
+            # "undercut" from the agent's side: its knock was undercut; "opponent undercut": it undercut.
+            prefix = "" if outcome.knocker == seating else "opponent "
+            counts[prefix + ("gin" if outcome.kind in ("gin", "big_gin") else outcome.kind)] += 1
     return counts
 
 

@@ -11,14 +11,17 @@ hand. ``--against knocker`` shows the undercuts that the waiting styles hand out
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
 
 from gin_env import agents
-from gin_env.evaluation import duel
-from gin_env.game import engine
 from gin_env.game.rules import PRESETS, Rules
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hand_endings import duplicate_hands  # noqa: E402  (a sibling script)
 
 STYLES = ("knocker", "early-knocker", "gin-hunter", "undercutter")
 GINS = ("gin", "big_gin")
@@ -27,20 +30,15 @@ GINS = ("gin", "big_gin")
 def style_numbers(style, opponent, rules: Rules, deals: int, seed: int) -> dict:
     """The style's numbers over ``deals`` duplicate single hands (``2 * deals`` hands) against ``opponent``."""
     knock_deadwoods, gins, was_undercut, opponent_knocks, undercut, points = [], 0, 0, 0, 0, []
-    for deal in range(deals):
-        for seating in (0, 1):
-            seats = (style, opponent) if seating == 0 else (opponent, style)
-            rngs = [duel.agent_rng(seed, deal, seating, seat) for seat in (0, 1)]
-            state = engine.new_hand(rules, duel.deal_rng(seed, deal, 0), dealer=deal % 2)
-            outcome = duel.play_hand(state, seats, rngs).outcome
-            points.append(outcome.player_points(seating))
-            if outcome.knocker == seating:
-                knock_deadwoods.append(outcome.knocker_deadwood)
-                gins += outcome.kind in GINS
-                was_undercut += outcome.kind == "undercut"
-            elif outcome.knocker is not None and outcome.kind not in GINS:
-                opponent_knocks += 1
-                undercut += outcome.kind == "undercut"
+    for seating, outcome in duplicate_hands(style, opponent, rules, deals, seed):
+        points.append(outcome.player_points(seating))
+        if outcome.knocker == seating:
+            knock_deadwoods.append(outcome.knocker_deadwood)
+            gins += outcome.kind in GINS
+            was_undercut += outcome.kind == "undercut"
+        elif outcome.knocker is not None and outcome.kind not in GINS:
+            opponent_knocks += 1
+            undercut += outcome.kind == "undercut"
     hands, short = 2 * deals, len(knock_deadwoods) - gins
     return {"hands": hands, "knock_share": len(knock_deadwoods) / hands,
             "knock_deadwood": float(np.mean(knock_deadwoods)) if knock_deadwoods else float("nan"),
