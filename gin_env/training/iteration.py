@@ -18,12 +18,12 @@ stages, each written whole before the next begins:
 4. **measure**: the network against each of ``--measure-against`` and generation g-1's network, in
    ``--measure-matches`` duplicate matches on the same deals every generation.
 
-After each generation the run writes ``curve.json``, ``curve.png`` and prints the curve as a table. ``iteration.json``
-keeps the options and what each finished stage measured. Every stage's output is written under a temporary name
-and renamed, so an interrupted run (Ctrl-C, the end of a session) loses at most the stage or the shard it was in,
-and ``--resume`` carries on from there with the options the run was started with (only ``--generations``,
-``--workers`` and the progress bar may change): :mod:`.iteration_options`. A stage whose output is in the run folder
-is not run again.
+After each generation the run writes ``curve.json``, ``curve.png`` and prints the curve as a table.
+``iteration.json`` keeps the options and what the play and learn stages did (each measure is
+``gen-G/measure.json``). Every stage's output is written under a temporary name and renamed, so an interrupted run
+(Ctrl-C, the end of a session) loses at most the stage or the shard it was in, and ``--resume`` carries on from
+there with the options the run was started with (only ``--generations``, ``--workers`` and the progress bar may
+change): :mod:`.iteration_options`. A stage whose output is in the run folder is not run again.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def run(args: IterateArgs, state: dict) -> None:
     start = Generation(args.run_dir, 0)
     if not os.path.exists(start.network):
         make_start(args, start)
-    measure(args, state, start, None)
+    measure(args, start, None)
     for g in range(1, args.generations + 1):
         now, before = Generation(args.run_dir, g), Generation(args.run_dir, g - 1)
         play(args, state, now, before)
@@ -86,7 +86,7 @@ def run(args: IterateArgs, state: dict) -> None:
 
             save_weights(now.model(args.ppo_steps), now.network)
             announce(now.network)
-        measure(args, state, now, before)
+        measure(args, now, before)
 
 
 def announce(path: str) -> None:
@@ -133,28 +133,27 @@ def play(args: IterateArgs, state: dict, now: Generation, before: Generation) ->
     parameters = ",".join(filter(None, (args.search, f"guide={os.path.abspath(before.network)}")))
     player = f"search[{parameters}]"
     opponents = names(args.play_opponents)
-    shards = -(-args.hands // args.shard_hands)
+    shards = shard_folders(args, now)
     os.makedirs(now.play, exist_ok=True)
     started, played = time.perf_counter(), 0
-    for k in range(shards):
-        dataset_id = shard_id(k)
-        if os.path.exists(minari_files.dataset_folder(now.play, dataset_id)):
+    for k, shard in enumerate(shards):
+        if os.path.exists(shard):
             continue
         n = min(args.shard_hands, args.hands - k * args.shard_hands)
         opponent = _agent(opponents[k % len(opponents)], before.network)
-        print(f"generation {now.g}, play: shard {k + 1} of {shards}, {n} hands of the search against "
+        print(f"generation {now.g}, play: shard {k + 1} of {len(shards)}, {n} hands of the search against "
               f"{opponents[k % len(opponents)]}")
         collection = Collection(player, (opponent,), args.rules, seed=stream_seed(args, now.g, PLAY, k))
         episodes = collect.collect(collection, n, args.workers, args.progress)
         env = gym.make("GinRummy-v0", **collection.env_kwargs())
         folder = minari_files.write_dataset(
-            now.play, dataset_id, episodes, env, algorithm_name=f"expert iteration, generation {now.g}",
+            now.play, shard_id(k), episodes, env, algorithm_name=f"expert iteration, generation {now.g}",
             description=f"gin-env hands of {player} against {opponent} under the {args.rules} rules",
             metadata=collect.metadata(collection, episodes))
         announce(folder)
         played += n
     if played:
-        record(args, state, now.g, "play", {"hands": args.hands, "shards": shards, "player": player,
+        record(args, state, now.g, "play", {"hands": args.hands, "shards": len(shards), "player": player,
                                             "seconds_this_session": round(time.perf_counter() - started, 1)})
 
 
@@ -163,6 +162,7 @@ def shard_id(k: int) -> str:
 
 
 def shard_folders(args: IterateArgs, now: Generation) -> list[str]:
+    """The dataset folders of ``now``'s play stage, one per ``--shard-hands`` of ``--hands``."""
     from gin_env.datasets import minari_files
 
     shards = -(-args.hands // args.shard_hands)
@@ -209,22 +209,23 @@ def learn(args: IterateArgs, state: dict, now: Generation, before: Generation) -
                                        "seconds_this_session": round(time.perf_counter() - started, 1)})
 
 
-def measure(args: IterateArgs, state: dict, now: Generation, before: Generation | None) -> None:
+def measure(args: IterateArgs, now: Generation, before: Generation | None) -> None:
     """``now``'s network against ``--measure-against`` (and ``before``'s network), duplicate matches on the same
-    deals every generation (single deals under rules without a target); then the curve."""
+    deals every generation (single deals under rules without a target), kept in ``measure.json``; then the curve."""
     from gin_env.evaluation.tournament import evaluate
 
     if not os.path.exists(now.measure):
         rules = Rules.preset(args.rules)
-        against = names(args.measure_against) + ([before.network] if before is not None else [])
+        against = names(args.measure_against)
         print(f"generation {now.g}, measure: {args.measure_matches} duplicate matches against "
-              f"{', '.join(names(args.measure_against) + (['the generation before'] if before else []))}")
+              f"{', '.join(against + (['the generation before'] if before else []))}")
+        if before is not None:
+            against.append(before.network)
         report = evaluate([now.network, *against], rules, "matches" if rules.target else "deals",
                           args.measure_matches, seed=stream_seed(args, MEASURE), workers=args.workers,
                           progress=args.progress, gauntlet=True)
         files.write_json(now.measure, report)
         announce(now.measure)
-        record(args, state, now.g, "measure", {pair["b"]: pair for pair in report["pairs"]})
     write_curve(args)
 
 
