@@ -73,11 +73,16 @@ def test_a_run_interrupted_while_learning_resumes_there_and_measures_its_generat
     assert all(0 <= entry["win_rate"] <= 1 for row in curve for entry in row["against"].values())
     assert os.path.getsize(os.path.join(run_dir, "curve.png")) > 0
 
-    # A finished run resumed again redoes nothing; asked for more generations it would go on.
+    assert state["generations"]["1"]["plan"] == {"ppo_steps": 100, "ppo_opponents": "0:simple=1,guide=1"}
+
+    # A finished run resumed again redoes nothing, even with a new PPO plan, which is for generations to come.
     before = snapshot(run_dir, times=True)
-    assert iteration.main(["--run-dir", run_dir, "--resume", "--no-progress"], PROG) == 0
+    assert iteration.main(["--run-dir", run_dir, "--resume", "--ppo-steps", "500", "--no-progress"], PROG) == 0, \
+        capsys.readouterr().err
     changed = {path for path, value in snapshot(run_dir, times=True).items() if before.get(path) != value}
     assert changed <= {"iteration.json", "curve.json", "curve.png"}
+    state = json.load(open(os.path.join(run_dir, "iteration.json"), encoding="utf-8"))
+    assert state["options"]["ppo_steps"] == 500 and state["generations"]["1"]["plan"]["ppo_steps"] == 100
 
 
 def _a_run(folder) -> None:
@@ -122,12 +127,16 @@ def test_a_bad_option_is_one_line_and_writes_nothing(mention, argv, tmp_path, mo
     assert snapshot(tmp_path, times=True) == before
 
 
-def test_a_resumed_run_keeps_its_options_but_for_generations_and_workers(tmp_path):
+def test_a_resumed_run_keeps_its_options_but_for_generations_workers_and_the_ppo_plan(tmp_path):
     _a_run(tmp_path / "run")
-    given = options.IterateArgs(run_dir=str(tmp_path / "run"), resume=True, generations=3, workers=1, hands=4000)
+    given = options.IterateArgs(run_dir=str(tmp_path / "run"), resume=True, generations=3, workers=1, hands=4000,
+                                ppo_steps=5, ppo_opponents="0:simple")
     args, state = options.resumed(given, {"run_dir", "resume", "generations", "workers", "hands"})
     assert (args.generations, args.workers, args.hands, args.ppo_steps) == (3, 1, 4000, 4_000_000)
+    assert args.ppo_opponents == options.IterateArgs().ppo_opponents
     assert state["generations"] == {}
+    args, _ = options.resumed(given, {"run_dir", "resume", "ppo_steps", "ppo_opponents"})
+    assert (args.ppo_steps, args.ppo_opponents, args.resume) == (5, "0:simple", True)
 
 
 def test_every_stage_has_a_seed_of_its_own():

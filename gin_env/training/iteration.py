@@ -22,8 +22,10 @@ After each generation the run writes ``curve.json``, ``curve.png`` and prints th
 ``iteration.json`` keeps the options and what the play and learn stages did (each measure is
 ``gen-G/measure.json``). Every stage's output is written under a temporary name and renamed, so an interrupted run
 (Ctrl-C, the end of a session) loses at most the stage or the shard it was in, and ``--resume`` carries on from
-there with the options the run was started with (only ``--generations``, ``--workers`` and the progress bar may
-change): :mod:`.iteration_options`. A stage whose output is in the run folder is not run again.
+there with the options the run was started with (only ``--generations``, ``--workers``, the progress bar and, for
+generations yet to learn, ``--ppo-steps`` and ``--ppo-opponents`` may change): :mod:`.iteration_options`. A stage
+whose output is in the run folder is not run again, and a generation whose network is written is done but for its
+measure.
 """
 
 from __future__ import annotations
@@ -61,11 +63,13 @@ class Generation:
         self.network = os.path.join(self.folder, "network.npz")
         self.measure = os.path.join(self.folder, "measure.json")
 
-    def model(self, ppo_steps: int) -> str:
-        """The generation's MaskablePPO model: the start's, the clone's, or PPO's last checkpoint."""
+    def model(self) -> str:
+        """The generation's MaskablePPO model: the start's, or PPO's last checkpoint, or the clone's where the
+        generation trained no PPO."""
         if self.g == 0:
             return os.path.join(self.folder, "model.zip")
-        return os.path.join(self.ppo if ppo_steps else self.clone, "last.zip")
+        trained = os.path.join(self.ppo, "last.zip")
+        return trained if os.path.exists(trained) else os.path.join(self.clone, "last.zip")
 
 
 def run(args: IterateArgs, state: dict) -> None:
@@ -79,12 +83,12 @@ def run(args: IterateArgs, state: dict) -> None:
     measure(args, start, None)
     for g in range(1, args.generations + 1):
         now, before = Generation(args.run_dir, g), Generation(args.run_dir, g - 1)
-        play(args, state, now, before)
-        learn(args, state, now, before)
         if not os.path.exists(now.network):
             from gin_env.agents.numpy_policy import save_weights
 
-            save_weights(now.model(args.ppo_steps), now.network)
+            play(args, state, now, before)
+            learn(args, state, now, before)
+            save_weights(now.model(), now.network)
             announce(now.network)
         measure(args, now, before)
 
@@ -110,7 +114,7 @@ def make_start(args: IterateArgs, start: Generation) -> None:
 
     os.makedirs(start.folder, exist_ok=True)
     source, actor = args.start or ppo.SHIPPED_MODEL, options.start_actor_path(args)
-    model = start.model(args.ppo_steps)
+    model = start.model()
     if not os.path.exists(model):
         if actor is None:
             ppo.export_model(source, model)
@@ -176,36 +180,42 @@ def model_steps(path: str) -> int:
 
 
 def learn(args: IterateArgs, state: dict, now: Generation, before: Generation) -> None:
-    """``before``'s model clones the search's decisions, then PPO trains ``--ppo-steps`` more; each part's
+    """``before``'s model clones the search's decisions, then PPO trains ``--ppo-steps`` more against
+    ``--ppo-opponents``, as the generation's plan (fixed when its learn stage first starts) says; each part's
     ``last.zip`` is kept, and PPO resumes from its own."""
     from gin_env.training.config import Args
     from gin_env.training.loop import train
 
+    plan = state["generations"].setdefault(str(now.g), {}).setdefault(
+        "plan", {name: getattr(args, name) for name in options.PLAN_OPTIONS})
+    save_state(args, state)
+    ppo_steps, ppo_opponents = plan["ppo_steps"], plan["ppo_opponents"]
+
     common = {"rules": args.rules, "eval_deals": 0, "progress": args.progress, "threads": 1}
     cloned = os.path.join(now.clone, "last.zip")
     if not os.path.exists(cloned):
-        print(f"generation {now.g}, learn: cloning the search's decisions into {before.model(args.ppo_steps)}")
-        clone = Args(resume=before.model(args.ppo_steps), from_dataset=",".join(shard_folders(args, now)),
+        print(f"generation {now.g}, learn: cloning the search's decisions into {before.model()}")
+        clone = Args(resume=before.model(), from_dataset=",".join(shard_folders(args, now)),
                      imitate_steps=10**12, imitate_epochs=args.imitate_epochs, imitate_lr=args.imitate_lr,
                      knock_weight=args.knock_weight, total_timesteps=0, opponents="0:simple",
                      run_dir=now.clone, seed=stream_seed(args, now.g, CLONE), **common)
         train(clone)
         with open(os.path.join(now.clone, "history.json"), encoding="utf-8") as file:
             record(args, state, now.g, "clone", json.load(file)["imitation"])
-    if not args.ppo_steps:
+    if not ppo_steps:
         return
     last = os.path.join(now.ppo, "last.zip")
-    target = model_steps(cloned) + args.ppo_steps
+    target = model_steps(cloned) + ppo_steps
     if os.path.exists(last) and model_steps(last) >= target:
         return
-    print(f"generation {now.g}, learn: PPO to {target:,} steps against {args.ppo_opponents}")
+    print(f"generation {now.g}, learn: PPO to {target:,} steps against {ppo_opponents}")
     schedule = "; ".join(f"{start}:" + ",".join(f"{_agent(name, before.network)}={weight}"
                                                 for name, weight in weights.items())
-                         for start, weights in parse_schedule(args.ppo_opponents))
+                         for start, weights in parse_schedule(ppo_opponents))
     started = time.perf_counter()
     model = train(Args(resume=last if os.path.exists(last) else cloned, total_timesteps=target, opponents=schedule,
                        checkpoint_every=250_000, run_dir=now.ppo, seed=stream_seed(args, now.g, PPO), **common))
-    record(args, state, now.g, "ppo", {"steps": int(model.num_timesteps), "opponents": args.ppo_opponents,
+    record(args, state, now.g, "ppo", {"steps": int(model.num_timesteps), "opponents": ppo_opponents,
                                        "seconds_this_session": round(time.perf_counter() - started, 1)})
 
 

@@ -30,6 +30,9 @@ STATE_FILE = "iteration.json"
 STATE_LIMIT = 16 * 2**20
 #: Options that may change when a run is resumed; every other one is the run's own.
 FREE_OPTIONS = ("generations", "workers", "progress", "resume", "run_dir")
+#: Options a resumed run may change for the generations whose learn stage has not started yet; each generation keeps
+#: the values it started learning with (its ``plan`` in the state file).
+PLAN_OPTIONS = ("ppo_steps", "ppo_opponents")
 
 
 @dataclass
@@ -172,8 +175,8 @@ def _check_model(path: str, option: str) -> None:
 
 
 def resumed(args: IterateArgs, given: set[str]) -> tuple[IterateArgs, dict]:
-    """The run in ``args.run_dir`` to carry on: its state, and its options with only :data:`FREE_OPTIONS` taken
-    from ``args``. ``ValueError`` for an option in ``given`` (those on the command line) that differs from the
+    """The run in ``args.run_dir`` to carry on: its state, and its options with only :data:`FREE_OPTIONS` (and the
+    :data:`PLAN_OPTIONS` given) taken from ``args``, which the state then keeps for the next resume. ``ValueError`` for an option in ``given`` (those on the command line) that differs from the
     run's, or a state file that is not one."""
     path = os.path.join(args.run_dir, STATE_FILE)
     if not os.path.lexists(path):
@@ -186,12 +189,14 @@ def resumed(args: IterateArgs, given: set[str]) -> tuple[IterateArgs, dict]:
     fields = {f.name for f in dataclasses.fields(IterateArgs)}
     if not isinstance(saved, dict) or set(saved) != fields or not isinstance(state.get("generations"), dict):
         raise ValueError(f"--resume: {path} is not an expert-iteration state of this gin-env")
-    for name in sorted(given - set(FREE_OPTIONS)):
+    for name in sorted(given - set(FREE_OPTIONS) - set(PLAN_OPTIONS)):
         if getattr(args, name) != saved[name]:
             raise ValueError(f"{flag(name)} {getattr(args, name)}: the run in {args.run_dir} was started with "
-                             f"{saved[name]!r}; a resumed run keeps its options (only --generations and --workers "
-                             "change)")
-    merged = IterateArgs(**{**saved, **{name: getattr(args, name) for name in FREE_OPTIONS}})
+                             f"{saved[name]!r}; a resumed run keeps its options (only --generations, --workers, "
+                             "and for generations not yet learning --ppo-steps and --ppo-opponents, change)")
+    changed = [*FREE_OPTIONS, *sorted(given & set(PLAN_OPTIONS))]
+    merged = IterateArgs(**{**saved, **{name: getattr(args, name) for name in changed}})
+    state["options"] = dataclasses.asdict(merged)
     return merged, state
 
 
