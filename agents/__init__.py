@@ -267,9 +267,9 @@ def load(name_or_path: str | os.PathLike) -> Agent:
 
         return load_model(path)
     name = str(name_or_path)
-    spec = _WITH_PARAMETERS.match(name)
-    if spec:
-        return with_parameters(spec["base"], parse_parameters(spec["parameters"], name))
+    base, parameters = split_parameters(name)
+    if parameters or base != name:
+        return with_parameters(base, parameters)
     if name in AGENTS or name in VERSIONS:
         full = versioned(name)
         module, factory = VERSIONS[full].split(":")
@@ -279,6 +279,22 @@ def load(name_or_path: str | os.PathLike) -> Agent:
     if ":" in name:
         return from_import_path(name)
     raise ValueError(_unknown(name))
+
+
+def split_parameters(name: str) -> tuple[str, dict]:
+    """``"search[samples=8,guide=g.npz]"`` -> ``("search", {"samples": 8, "guide": "g.npz"})``; a name without
+    brackets comes back with no parameters."""
+    spec = _WITH_PARAMETERS.match(name)
+    if not spec:
+        return name, {}
+    return spec["base"], parse_parameters(spec["parameters"], name)
+
+
+def join_parameters(base: str, parameters: dict) -> str:
+    """The name :func:`split_parameters` reads back as ``(base, parameters)``."""
+    if not parameters:
+        return base
+    return f"{base}[{','.join(f'{key}={value}' for key, value in parameters.items())}]"
 
 
 def parse_parameters(text: str, spec: str) -> dict:
@@ -322,5 +338,5 @@ def with_parameters(name: str, parameters: dict) -> Agent:
         agent = make(**parameters)
     except (TypeError, ValueError) as err:
         raise ValueError(f"agent {full}: {err}") from None
-    agent.name = f"{full}[{','.join(f'{k}={v}' for k, v in parameters.items())}]"
+    agent.name = f"{full}[{','.join(f'{key}={value}' for key, value in parameters.items())}]"
     return agent

@@ -14,6 +14,8 @@ import sys
 import numpy as np
 import pytest
 
+from gin_env import agents
+
 ray = pytest.importorskip("ray")
 
 from gin_env.evaluation import cli, ray_tasks, runner, tournament  # noqa: E402
@@ -104,6 +106,20 @@ def test_the_fault_hook_fails_the_first_task_only(tmp_path):
     np.testing.assert_array_equal(ray_tasks.run_task(task, {}, fault), ray_tasks.run_task(task, {}, None))
     with pytest.raises(ValueError, match="raise:PATH or exit:PATH"):
         ray_tasks.run_task(task, {}, "crash")
+
+
+def test_a_model_file_named_in_an_agents_parameters_reaches_the_workers(tmp_path):
+    from gin_env.agents import numpy_policy
+    from gin_env.evaluation.lineups import play_chunk
+
+    guide = tmp_path / "guide.npz"
+    guide.write_bytes(open(numpy_policy.SHIPPED["exit"], "rb").read())
+    task = Task((f"search[samples=2,guide={guide}]", "simple"), Rules.preset("eaai"), 4, 0, 2, None)
+    here = play_chunk(task, load=agents.load)
+    models = ray_tasks._model_files([task])
+    assert list(models) == [str(guide)]
+    guide.unlink()  # as on a worker's machine, where the driver's path does not exist
+    np.testing.assert_array_equal(ray_tasks.run_task(task, models, None), here)
 
 
 def test_the_command_line_with_ray_writes_the_local_json_and_the_trained_policy_plays(run_dir, tmp_path,

@@ -116,22 +116,42 @@ def _result(ray, ref, task: Task) -> np.ndarray:
 
 
 def _model_files(tasks: list[Task]) -> dict[str, tuple[str, bytes]]:
-    """Agent name -> (file name, content) of every agent given as a model file: what the workers need to load it
-    on a machine where the driver's paths do not exist."""
-    names = {name for task in tasks for name in task.names if agents.is_path(name)}
+    """Path -> (file name, content) of every model file the agents name, as the agent itself or as a parameter's
+    value (``search[guide=PATH]``): what the workers need to load them on a machine where the driver's paths do not
+    exist."""
+    paths = {path for task in tasks for name in task.names for path in _paths_in(name)}
     files = {}
-    for name in sorted(names):
-        with open(name, "rb") as f:
-            files[name] = (os.path.basename(name), f.read())
+    for path in sorted(paths):
+        with open(path, "rb") as f:
+            files[path] = (os.path.basename(path), f.read())
     return files
 
 
+def _paths_in(name: str) -> list[str]:
+    """The model files agent ``name`` reads: itself, or its parameters' values that are paths."""
+    if agents.is_path(name):
+        return [name]
+    _, parameters = agents.split_parameters(name)
+    return [value for value in parameters.values() if isinstance(value, str) and agents.is_path(value)]
+
+
 def run_task(task: Task, models: dict[str, tuple[str, bytes]], fault: str | None) -> np.ndarray:
-    """A Ray task: the games of ``task`` (as ``lineups.play_chunk``), with model agents loaded from the copies in
-    ``models``."""
+    """A Ray task: the games of ``task`` (as ``lineups.play_chunk``), with every model file an agent names read
+    from its copy in ``models``."""
     if fault is not None:
         _inject(fault)
-    return play_chunk(task, load=lambda name: cached_agent(_local_copy(*models[name]) if name in models else name))
+    return play_chunk(task, load=lambda name: cached_agent(_on_this_machine(name, models)))
+
+
+def _on_this_machine(name: str, models: dict[str, tuple[str, bytes]]) -> str:
+    """``name`` with each model file it names replaced by this machine's copy of it."""
+    if name in models:
+        return _local_copy(*models[name])
+    base, parameters = agents.split_parameters(name)
+    if not any(isinstance(value, str) and value in models for value in parameters.values()):
+        return name
+    return agents.join_parameters(base, {key: _local_copy(*models[value]) if isinstance(value, str) and
+                                         value in models else value for key, value in parameters.items()})
 
 
 def _local_copy(file_name: str, content: bytes) -> str:

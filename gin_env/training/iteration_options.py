@@ -176,8 +176,9 @@ def _check_model(path: str, option: str) -> None:
 
 def resumed(args: IterateArgs, given: set[str]) -> tuple[IterateArgs, dict]:
     """The run in ``args.run_dir`` to carry on: its state, and its options with only :data:`FREE_OPTIONS` (and the
-    :data:`PLAN_OPTIONS` given) taken from ``args``, which the state then keeps for the next resume. ``ValueError`` for an option in ``given`` (those on the command line) that differs from the
-    run's, or a state file that is not one."""
+    :data:`PLAN_OPTIONS` given) taken from ``args``, which the state then keeps for the next resume. ``ValueError``
+    for an option in ``given`` (those on the command line) that differs from the run's, or a state file that is not
+    one."""
     path = os.path.join(args.run_dir, STATE_FILE)
     if not os.path.lexists(path):
         raise ValueError(f"--resume: {args.run_dir} holds no expert-iteration run ({STATE_FILE} is not there)")
