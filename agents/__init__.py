@@ -338,5 +338,5 @@ def with_parameters(name: str, parameters: dict) -> Agent:
         agent = make(**parameters)
     except (TypeError, ValueError) as err:
         raise ValueError(f"agent {full}: {err}") from None
-    agent.name = f"{full}[{','.join(f'{key}={value}' for key, value in parameters.items())}]"
+    agent.name = join_parameters(full, parameters)
     return agent
