@@ -268,7 +268,7 @@ def load(name_or_path: str | os.PathLike) -> Agent:
         return load_model(path)
     name = str(name_or_path)
     base, parameters = split_parameters(name)
-    if parameters or base != name:
+    if base != name:  # it had parameters in brackets, maybe none
         return with_parameters(base, parameters)
     if name in AGENTS or name in VERSIONS:
         full = versioned(name)

@@ -7,8 +7,8 @@ policies: ``agents.load("ppo")`` and the search agent's rollouts. Three ship (:d
 actor (``ppo``), ``ppo-expert``, the search's default guide, and ``exit``, a generation of expert iteration. The
 arrays keep the torch names and shapes of the actor's parameters; :func:`save_weights` writes them from a model file
 (``gin-env export --numpy``), a test holds the shipped ``ppo`` weights to the shipped ``.zip``, and another that both
-pick the same actions. A weights file is
-checked whole from its array headers (:func:`check_shapes`) before any array is read.
+pick the same actions. A weights file is checked whole from its array headers (:func:`check_shapes`) before any
+array is read.
 
 The convolutions run as matrix products over the suit x rank grid: a (1 x 3) kernel along the ranks is three
 products, one per tap, shifted and summed; the (4 x 1) kernel over the suits is one product per rank.

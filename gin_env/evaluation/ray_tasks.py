@@ -148,10 +148,9 @@ def _on_this_machine(name: str, models: dict[str, tuple[str, bytes]]) -> str:
     if name in models:
         return _local_copy(*models[name])
     base, parameters = agents.split_parameters(name)
-    if not any(isinstance(value, str) and value in models for value in parameters.values()):
-        return name
-    return agents.join_parameters(base, {key: _local_copy(*models[value]) if isinstance(value, str) and
-                                         value in models else value for key, value in parameters.items()})
+    copies = {key: _local_copy(*models[value]) for key, value in parameters.items()
+              if isinstance(value, str) and value in models}
+    return agents.join_parameters(base, {**parameters, **copies}) if copies else name
 
 
 def _local_copy(file_name: str, content: bytes) -> str:

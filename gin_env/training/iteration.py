@@ -186,9 +186,9 @@ def learn(args: IterateArgs, state: dict, now: Generation, before: Generation) -
     from gin_env.training.config import Args
     from gin_env.training.loop import train
 
-    plan = state["generations"].setdefault(str(now.g), {}).setdefault(
-        "plan", {name: getattr(args, name) for name in options.PLAN_OPTIONS})
-    save_state(args, state)
+    if "plan" not in state["generations"].get(str(now.g), {}):
+        record(args, state, now.g, "plan", {name: getattr(args, name) for name in options.PLAN_OPTIONS})
+    plan = state["generations"][str(now.g)]["plan"]
     ppo_steps, ppo_opponents = plan["ppo_steps"], plan["ppo_opponents"]
 
     common = {"rules": args.rules, "eval_deals": 0, "progress": args.progress, "threads": 1}
