@@ -11,7 +11,7 @@ import gymnasium as gym
 
 from gin_env.game import cards
 from gin_env.game.actions import DISCARD_BASE, KNOCK_BASE, N_ACTIONS
-from gin_env.game.observation import OBS_SIZE, PLANES
+from gin_env.game.observation import PLANES
 from gin_env.optional import require
 
 torch = require("torch", "a PPO policy")
@@ -19,9 +19,9 @@ nn = torch.nn
 MaskableActorCriticPolicy = require("sb3_contrib.common.maskable.policies", "a PPO policy").MaskableActorCriticPolicy
 BaseFeaturesExtractor = require("stable_baselines3.common.torch_layers", "a PPO policy").BaseFeaturesExtractor
 
-#: The card planes come first in the observation (``OBS_LAYOUT``), then the scalars.
+#: The card planes come first in the observation (``OBS_LAYOUT``), then the scalars (and the match record, when the
+#: observation space has it: ``RECORD_OBS_LAYOUT``).
 N_PLANE_ENTRIES = len(PLANES) * cards.N_CARDS
-N_SCALARS = OBS_SIZE - N_PLANE_ENTRIES
 # CardActionHead lays its logits out as the action ids are: card-free actions, then a discard and a knock per card.
 assert KNOCK_BASE == DISCARD_BASE + cards.N_CARDS and N_ACTIONS == KNOCK_BASE + cards.N_CARDS
 
@@ -30,7 +30,8 @@ class CardFeatures(BaseFeaturesExtractor):
     """Features of one observation for :class:`CardPolicy`: per card, ``channels`` numbers read from the suit x rank
     grid by run-shaped (1 x 3) and set-shaped (4 x 1) kernels and a second run-shaped layer; and ``global_dim``
     numbers for the whole position (a linear layer over the card maps and the scalar entries). Output: the card
-    maps (``channels`` x 52, in card-id order) followed by the global numbers."""
+    maps (``channels`` x 52, in card-id order) followed by the global numbers. The scalar entries are those the
+    observation space has after the planes: the observation's, and the match record's when it is there."""
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 16, global_dim: int = 128) -> None:
         super().__init__(observation_space, channels * cards.N_CARDS + global_dim)
@@ -39,7 +40,8 @@ class CardFeatures(BaseFeaturesExtractor):
         self.runs = nn.Conv2d(planes, channels, kernel_size=(1, 3), padding=(0, 1))
         self.sets = nn.Conv2d(planes, channels, kernel_size=(cards.N_SUITS, 1))
         self.mix = nn.Conv2d(2 * channels, channels, kernel_size=(1, 3), padding=(0, 1))
-        self.summary = nn.Sequential(nn.Linear(channels * cards.N_CARDS + N_SCALARS, global_dim), nn.ReLU())
+        scalars = observation_space.shape[0] - N_PLANE_ENTRIES
+        self.summary = nn.Sequential(nn.Linear(channels * cards.N_CARDS + scalars, global_dim), nn.ReLU())
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         grid = obs[:, :N_PLANE_ENTRIES].reshape(-1, len(PLANES), cards.N_SUITS, cards.N_RANKS)

@@ -25,7 +25,7 @@ import numpy as np
 from gin_env.files import atomic_write
 from gin_env.game import cards
 from gin_env.game.actions import DISCARD_BASE
-from gin_env.game.observation import OBS_SIZE, PLANES
+from gin_env.game.observation import OBS_SIZE, PLANES, RECORD_OBS_SIZE
 
 from .params import check_flag
 from .ppo import PolicyAgent, read_model
@@ -74,6 +74,7 @@ class NumpyPolicyAgent(PolicyAgent):
         self._mix = _taps(mix[:, :c]), _taps(mix[:, c:]), w[_FEATURES + "mix.bias"]
         # torch flattens the card maps channel-major (channel, card); here they lie card-major (card, channel).
         summary = w[_FEATURES + "summary.0.weight"].T
+        self.match_record = summary.shape[0] - c * cards.N_CARDS + _N_PLANE_ENTRIES == RECORD_OBS_SIZE
         per_card = summary[:c * cards.N_CARDS].reshape(c, cards.N_CARDS, -1).transpose(1, 0, 2).reshape(
             c * cards.N_CARDS, -1)
         self._summary = np.ascontiguousarray(per_card), np.ascontiguousarray(summary[c * cards.N_CARDS:]), \
@@ -84,7 +85,8 @@ class NumpyPolicyAgent(PolicyAgent):
         self._free_out = w[_HEAD + "free_out.weight"].T.copy(), w[_HEAD + "free_out.bias"]
 
     def logits(self, obs: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
-        """``(N, N_ACTIONS)`` action logits for encoded observations ``(N, OBS_SIZE)``, before masking."""
+        """``(N, N_ACTIONS)`` action logits for encoded observations ``(N, OBS_SIZE)`` (``RECORD_OBS_SIZE`` for a
+        network that reads the match record, ``match_record``), before masking."""
         n, c = obs.shape[0], self.channels
         obs = obs.astype(np.float32, copy=False)
         grid = obs[:, :_N_PLANE_ENTRIES].reshape(n, len(PLANES), cards.N_SUITS, cards.N_RANKS).transpose(0, 2, 3, 1)
@@ -132,7 +134,8 @@ MAX_WEIGHTS = 2**25
 def check_shapes(shapes: dict[str, tuple], source: str) -> None:
     """``ValueError`` naming ``source`` unless ``shapes`` (by torch name) are those of a complete actor of
     :class:`agents.networks.CardPolicy`: every one of :data:`PARAMETERS`, each of the shape that the widths read
-    from the biases (channels, global numbers, hidden units) give it, and no more than :data:`MAX_WEIGHTS` in all."""
+    from the biases (channels, global numbers, hidden units) and the observation it reads (``OBS_SIZE`` entries, or
+    ``RECORD_OBS_SIZE`` with the match record) give it, and no more than :data:`MAX_WEIGHTS` in all."""
     missing = [key for key in PARAMETERS if key not in shapes]
     if missing:
         raise ValueError(f"{source} lacks the policy weights {', '.join(missing)}")
@@ -142,7 +145,7 @@ def check_shapes(shapes: dict[str, tuple], source: str) -> None:
             raise ValueError(f"{source} holds weights of another network shape: its {key!r} has shape "
                              f"{tuple(shapes[key])}, not (width,)")
         widths.append(int(shapes[key][0]))
-    expected = _expected_shapes(*widths)
+    expected = _expected_shapes(*widths, _observation_size(shapes, widths[0], source))
     for key in PARAMETERS:
         if tuple(shapes[key]) != expected[key]:
             raise ValueError(f"{source} holds weights of another network shape: its {key!r} has shape "
@@ -153,12 +156,25 @@ def check_shapes(shapes: dict[str, tuple], source: str) -> None:
                          f"{MAX_WEIGHTS:,}")
 
 
-def _expected_shapes(channels: int, global_dim: int, hidden: int) -> dict[str, tuple]:
-    """The torch shape of each of :data:`PARAMETERS` for an actor of these widths (``agents/networks.py``)."""
+def _observation_size(shapes: dict[str, tuple], channels: int, source: str) -> int:
+    """The entries of the observation the actor reads, from its summary layer's inputs (the card maps, then the
+    observation's scalars): ``OBS_SIZE`` or ``RECORD_OBS_SIZE``, else ``ValueError`` naming ``source``."""
+    summary = tuple(shapes[_FEATURES + "summary.0.weight"])
+    size = summary[-1] - channels * cards.N_CARDS + _N_PLANE_ENTRIES if len(summary) == 2 else None
+    if size not in (OBS_SIZE, RECORD_OBS_SIZE):
+        raise ValueError(f"{source} holds weights of another network shape: its {_FEATURES}summary.0.weight has "
+                         f"shape {summary}, which reads no observation of {OBS_SIZE} entries (nor {RECORD_OBS_SIZE}, "
+                         "with the match record)")
+    return size
+
+
+def _expected_shapes(channels: int, global_dim: int, hidden: int, obs_size: int = OBS_SIZE) -> dict[str, tuple]:
+    """The torch shape of each of :data:`PARAMETERS` for an actor of these widths reading observations of
+    ``obs_size`` entries (``agents/networks.py``)."""
     c, planes = channels, len(PLANES)
     features = {"runs.weight": (c, planes, 1, 3), "runs.bias": (c,), "sets.weight": (c, planes, cards.N_SUITS, 1),
                 "sets.bias": (c,), "mix.weight": (c, 2 * c, 1, 3), "mix.bias": (c,),
-                "summary.0.weight": (global_dim, c * cards.N_CARDS + OBS_SIZE - _N_PLANE_ENTRIES),
+                "summary.0.weight": (global_dim, c * cards.N_CARDS + obs_size - _N_PLANE_ENTRIES),
                 "summary.0.bias": (global_dim,)}
     head = {"card.weight": (hidden, c, 1), "card.bias": (hidden,), "context.weight": (hidden, global_dim),
             "context.bias": (hidden,), "card_out.weight": (2, hidden, 1), "card_out.bias": (2,),

@@ -21,7 +21,7 @@ import numpy as np
 from gin_env.batch.observation import BatchView, encode_batch
 from gin_env.files import atomic_write
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_SIZE, PlayerView, encode
+from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE, PlayerView, encode
 from gin_env.optional import require
 
 from .params import check_flag
@@ -34,9 +34,11 @@ class PolicyAgent:
     """An agent that acts from a policy's action logits over the encoded view, restricted to legal actions: greedy
     when ``deterministic``, else sampled with the caller's generator (:func:`pick_actions`). ``act`` serves one view
     (the scalar env, duels, ``evaluate.py``), ``act_batch`` a ``BatchView`` (the vector env's opponent, e.g.
-    self-play snapshots during training). A subclass gives ``logits(obs, masks)`` and sets ``deterministic``."""
+    self-play snapshots during training). A subclass gives ``logits(obs, masks)`` and sets ``deterministic``, and
+    ``match_record`` when its network reads the observation with the match record (``RECORD_OBS_SIZE`` entries)."""
 
     deterministic: bool
+    match_record: bool = False
 
     def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -48,11 +50,11 @@ class PolicyAgent:
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
         if not view.legal_mask.any():
             raise ValueError("no legal action: it is not this player's turn or the hand is over")
-        return int(self.choose(encode(view)[None], view.legal_mask[None], rng)[0])
+        return int(self.choose(encode(view, self.match_record)[None], view.legal_mask[None], rng)[0])
 
     def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
         """One action per game of a batched view (every game in it must have a legal action)."""
-        return self.choose(encode_batch(view), view.legal_mask, rng)
+        return self.choose(encode_batch(view, match_record=self.match_record), view.legal_mask, rng)
 
 
 class PPOAgent(PolicyAgent):
@@ -63,9 +65,11 @@ class PPOAgent(PolicyAgent):
         self.policy = policy
         self.path = path
         self.deterministic = deterministic
+        self.match_record = policy.observation_space.shape == (RECORD_OBS_SIZE,)
 
     def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The policy's masked action logits for encoded observations ``(N, OBS_SIZE)``."""
+        """The policy's masked action logits for encoded observations ``(N, OBS_SIZE)`` (``RECORD_OBS_SIZE`` with
+        the match record)."""
         torch = require("torch", "a PPO agent")
 
         with torch.no_grad():
@@ -128,13 +132,22 @@ def read_model(path: str, purpose: str):
 
 
 def _check_spaces(path: str, spaces: tuple | None) -> None:
-    """``ValueError`` unless ``spaces`` (observation shape, number of actions) are GinRummy-v0's; None passes."""
+    """``ValueError`` unless ``spaces`` (observation shape, number of actions) are GinRummy-v0's, with the match
+    record or without; None passes."""
     if spaces is None:
         return
     obs_shape, n_actions = spaces
-    if obs_shape != (OBS_SIZE,) or n_actions != N_ACTIONS:
+    if obs_shape not in ((OBS_SIZE,), (RECORD_OBS_SIZE,)) or n_actions != N_ACTIONS:
         raise ValueError(f"{path!r} is a MaskablePPO model for another env: it takes observations of shape "
-                         f"{obs_shape} and {n_actions} actions; GinRummy-v0 has ({OBS_SIZE},) and {N_ACTIONS}")
+                         f"{obs_shape} and {n_actions} actions; GinRummy-v0 has ({OBS_SIZE},) (({RECORD_OBS_SIZE},) "
+                         f"with match_record=True) and {N_ACTIONS}")
+
+
+def observation_shape(path: str) -> tuple:
+    """The observation shape the model at ``path`` reads (``(OBS_SIZE,)``, or ``(RECORD_OBS_SIZE,)`` with the match
+    record): from the archive's plain JSON when it is there, else from the loaded model."""
+    spaces = _declared_spaces(path)
+    return spaces[0] if spaces is not None else read_model(path, "reading a PPO model").observation_space.shape
 
 
 def _declared_spaces(path: str) -> tuple | None:

@@ -68,6 +68,7 @@ from gin_env.belief import OpponentModel, sample_batch
 from gin_env.game import cards, solver
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.game.engine import DISCARD, DRAW, OFFER, OVER
+from gin_env.game.match_record import RECORD_KINDS
 from gin_env.game.observation import PlayerView, encode
 from gin_env.game.rules import Rules
 
@@ -186,9 +187,13 @@ class SearchAgent:
         """Whether a network guide is sure enough of its choice (``trust``) to play it unsearched."""
         if self.params.trust is None or isinstance(self._guide, ExpertAgent):
             return False
-        logits = np.where(view.legal_mask, self._guide.logits(encode(view)[None])[0], -np.inf)
+        logits = np.where(view.legal_mask, self._guide_logits(view), -np.inf)
         odds = np.exp(logits - logits.max())
         return odds.max() / odds.sum() >= self.params.trust
+
+    def _guide_logits(self, view: PlayerView) -> np.ndarray:
+        """The network guide's action logits for ``view`` (with its match record, for a network that reads it)."""
+        return self._guide.logits(encode(view, self._guide.match_record)[None])[0]
 
     def _guide_draws(self, view: PlayerView) -> bool:
         return view.phase in (OFFER, DRAW) and not self.params.search_draws
@@ -230,7 +235,7 @@ class SearchAgent:
             if not view.legal_mask[DISCARD_BASE:DISCARD_BASE + cards.N_CARDS].any():
                 return []
             return [DISCARD_BASE + c for c in self._guide.discard_ranking(view)]
-        logits = self._guide.logits(encode(view)[None])[0]
+        logits = self._guide_logits(view)
         legal = np.flatnonzero(view.legal_mask)
         return legal[np.argsort(-logits[legal], kind="stable")].tolist()
 
@@ -264,7 +269,7 @@ class SearchAgent:
         batch = sample_batch(view, n, rng, model=model).take(np.repeat(np.arange(n), k))
         games = np.arange(n * k)
         batch.step(games, np.tile(np.asarray(candidates, dtype=np.int64), n))
-        play_out(batch, rng, self._rollout)
+        play_out(batch, rng, self._rollout, by_player(view.record, view.player))
         points = batch.player_points(games, np.full(n * k, view.player))
         return hand_value(view, points, p.points_weight).reshape(n, k)
 
@@ -273,14 +278,22 @@ class SearchAgent:
 # Rollouts and values
 # ---------------------------------------------------------------------------------------------------------------
 
-def play_out(batch: HandBatch, rng: np.random.Generator, policy=_SIMPLE) -> None:
+def by_player(record: tuple[int, ...], player: int) -> np.ndarray:
+    """A view's match record (own counts first) as ``(2, len(RECORD_KINDS))`` counts indexed by player."""
+    counts = np.asarray(record, dtype=np.int64).reshape(2, len(RECORD_KINDS))
+    return counts if player == 0 else counts[::-1].copy()
+
+
+def play_out(batch: HandBatch, rng: np.random.Generator, policy=_SIMPLE, record: np.ndarray | None = None) -> None:
     """Play every game of ``batch`` to the end of its hand, both players following ``policy`` (anything with
-    ``act_batch``: the simple agent's compiled one, or the guide network's)."""
+    ``act_batch``: the simple agent's compiled one, or the guide network's), seeing ``record`` (:func:`by_player`,
+    the same in every game: a hand's rollouts happen before it is recorded) as their match record."""
     while True:
         live = np.flatnonzero(batch.phase != OVER)
         if live.size == 0:
             return
-        v = batch_view(batch, live, batch.current[live])
+        records = None if record is None else np.broadcast_to(record, (live.size, *record.shape))
+        v = batch_view(batch, live, batch.current[live], record=records)
         batch.step(live, policy.act_batch(v, rng), legal_bits=v.legal_bits)
 
 

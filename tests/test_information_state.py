@@ -262,7 +262,7 @@ def check_learner_history(env: GinRummyEnv, obs: dict, recorder: Recorder, two_p
     if view.phase != engine.OVER:
         events = [event_of(t, player) for t in history[history != 0]]
         rebuilt = player_view(env.rules, player, state.hands[player], state.dealer, events)
-        assert rebuilt._replace(scores=view.scores, target=view.target) == view
+        assert rebuilt._replace(scores=view.scores, target=view.target, record=view.record) == view
 
 
 def play_checked(env: GinRummyEnv, monkeypatch, seed: int, steps: int, policy=mostly_greedy) -> None:

@@ -334,3 +334,41 @@ def test_the_search_beats_random_clearly():
 
 def test_load_gives_the_search_agent():
     assert isinstance(agents.load("search"), SearchAgent)
+
+
+def test_a_guide_that_reads_the_match_record_sees_it_at_the_table_and_in_the_rollouts(tmp_path):
+    """A network that reads the match record (``gin-env train --match-record``) guides the search: its choices and
+    every rollout position carry the record of the view searched, by player; a whole game to the target is legal."""
+    weights = dict(np.load(numpy_policy.EXIT_WEIGHTS))
+    key = "pi_features_extractor.summary.0.weight"
+    record_columns = np.random.default_rng(0).normal(0.0, 1.0, (weights[key].shape[0], 6)).astype(np.float32)
+    weights[key] = np.concatenate([weights[key], record_columns], axis=1)
+    path = str(tmp_path / "record.npz")
+    np.savez(path, **weights)
+    search = SearchAgent(**FAST, guide=path)
+    assert search._guide.match_record
+    seen = []
+    rollout_act = search._rollout.act_batch
+
+    def noted(v, rng):
+        seen.append(v.record)
+        return rollout_act(v, rng)
+
+    search._rollout.act_batch = noted
+    shown = []
+
+    def searching(v, rng):
+        if any(v.record) and search.searches(v) and not shown:
+            shown.append(v)
+            seen.clear()
+        return search.act(v, rng)
+
+    result = duel.play_game(Rules.preset("eaai"), (agents.CallableAgent(searching), agents.load("simple")), 3, 0)
+    assert result.winner is not None and shown, "no search after a finished hand"
+    v = shown[0]
+    own, other = list(v.record[:3]), list(v.record[3:])
+    expected = np.array([own + other if p == v.player else other + own for p in (0, 1)])
+    rows = np.concatenate(seen[:3])
+    assert rows.shape[1] == 6 and any(rows.any(axis=1))
+    # Each rollout row is the record as one of the two players sees it.
+    assert all(any((row == e).all() for e in expected) for row in rows)

@@ -23,7 +23,7 @@ from gin_env.evaluation import (
     duel,
     evaluate,  # noqa: E402
 )
-from gin_env.game.observation import encode, view  # noqa: E402
+from gin_env.game.observation import OBS_SIZE, encode, view  # noqa: E402
 from gin_env.game.rules import Rules  # noqa: E402
 from gin_env.training import config, export, imitation, loop, monitor, opponents, pool_env  # noqa: E402
 
@@ -187,7 +187,7 @@ def test_teacher_games_hold_legal_actions_and_the_returns_of_finished_hands():
     args = config.parse_args(["--seed", "5", *TINY, "--imitate-steps", "2048", "--teacher", "simple"])
     data = imitation.collect_teacher_games(args)
     rows = np.arange(data["actions"].size)
-    assert data["obs"].shape == (2048, imitation.OBS_SIZE) and data["masks"][rows, data["actions"]].all()
+    assert data["obs"].shape == (2048, OBS_SIZE) and data["masks"][rows, data["actions"]].all()
     # Hands of 64 games over 32 decisions each: most finish, the last ones of each game are cut off.
     assert 0.3 < data["has_return"].mean() < 1.0
     # A value is a discounted hand result (in reward units, a few at most) minus a potential that is never
@@ -295,8 +295,9 @@ def test_export_refuses_models_it_cannot_average(run, tmp_path, capsys):
     assert not os.path.exists(tmp_path / "x.zip")
 
 
-def _views(agent, games: int) -> list:
-    """Every view P1 decides from in ``games`` seeded games of ``agent`` against simple."""
+def decision_views(agent, games: int) -> list:
+    """Every view P1 decides from in ``games`` seeded eaai games of ``agent`` against simple (their match records
+    included)."""
     out = []
 
     def record(v, rng):
@@ -316,7 +317,7 @@ def test_the_numpy_policy_acts_as_the_model_it_was_exported_from(run, tmp_path, 
     assert export.main([os.path.join(run_dir, "last.zip"), "--out", target, "--numpy", weights]) == 0
     assert capsys.readouterr().out == f"wrote {target}\nwrote {weights}\n"
     model, copy = ppo.load_model(target), numpy_policy.load_policy(weights)
-    views = _views(model, 2)
+    views = decision_views(model, 2)
     obs = np.stack([encode(v) for v in views])
     masks = np.stack([v.legal_mask for v in views])
     torch_logp = model.logits(obs, masks)

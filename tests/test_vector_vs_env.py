@@ -1,8 +1,9 @@
 """GinRummy-v0 against the vector env, as tests/test_batch.py holds the engines to each other: given the same deals,
 seats and actions, every game of ``GinRummyVectorEnv`` returns what a ``GinRummyEnv`` returns (observations, masks,
-rewards, terminations, truncations, outcomes and match results), over 2,000 hands per preset, 1,000 as single-hand
-episodes and 1,000 in matches. The vector env's dealer rotation (``batch_table.next_dealers``) is held to
-``match.next_dealer`` here, hand by hand, and exhaustively below.
+rewards, terminations, truncations, outcomes and match results), over 1,000 hands per preset as single-hand episodes,
+1,000 in matches and, for presets with a target, 1,000 in matches with the match record in the observation. The
+vector env's dealer rotation (``batch_table.next_dealers``) is held to ``match.next_dealer`` here, hand by hand, and
+exhaustively below.
 
 How the deals are shared: the vector env plays first; every seat it draws and every deck it deals is queued for the
 game it belongs to, and each scalar env reads its game's queue through a stand-in for its random generator. The
@@ -28,7 +29,7 @@ from gin_env.game.rules import PRESETS, Rules
 from gin_env.table import batched as batch_table
 
 GAMES = 64
-#: Hands per preset and episode kind: 2,000 per preset.
+#: Hands per preset and case.
 HANDS = 1000
 
 #: A deterministic opponent's preference for each action (it plays the most preferred legal one): big gin, the
@@ -77,9 +78,12 @@ class Queued:
         return deck
 
 
-def twin_envs(rules: Rules, episode: str, monkeypatch) -> tuple[GinRummyVectorEnv, list[GinRummyEnv]]:
-    venv = GinRummyVectorEnv(num_envs=GAMES, rules=rules, opponent=Greedy(), episode=episode)
-    envs = [GinRummyEnv(rules=rules, opponent=Greedy(), episode=episode) for _ in range(GAMES)]
+def twin_envs(rules: Rules, episode: str, monkeypatch,
+              match_record: bool = False) -> tuple[GinRummyVectorEnv, list[GinRummyEnv]]:
+    venv = GinRummyVectorEnv(num_envs=GAMES, rules=rules, opponent=Greedy(), episode=episode,
+                             match_record=match_record)
+    envs = [GinRummyEnv(rules=rules, opponent=Greedy(), episode=episode, match_record=match_record)
+            for _ in range(GAMES)]
     queues = [Queued() for _ in range(GAMES)]
     for env, queue in zip(envs, queues):
         env.np_random = queue
@@ -141,11 +145,16 @@ def assert_same_step(i: int, scalar: tuple, vector: tuple, env: GinRummyEnv, ven
     return int(ended)
 
 
-@pytest.mark.parametrize("episode", ["hand", "match"])
-@pytest.mark.parametrize("preset", list(PRESETS))
-def test_vector_env_returns_what_the_scalar_env_returns(preset, episode, monkeypatch):
+#: (preset, episode, match_record): every preset in both episode kinds, and with the match record where the preset
+#: plays games to a target (without one, a match is one hand and has no record).
+CASES = [(preset, episode, False) for preset in PRESETS for episode in ("hand", "match")] + [
+    (preset, "match", True) for preset in PRESETS if Rules.preset(preset).target is not None]
+
+
+@pytest.mark.parametrize(("preset", "episode", "match_record"), CASES)
+def test_vector_env_returns_what_the_scalar_env_returns(preset, episode, match_record, monkeypatch):
     rules = Rules.preset(preset)
-    venv, envs = twin_envs(rules, episode, monkeypatch)
+    venv, envs = twin_envs(rules, episode, monkeypatch, match_record)
     rng = np.random.default_rng(17)
     v_obs, v_info = venv.reset(seed=17)
     for i, env in enumerate(envs):
@@ -166,6 +175,8 @@ def test_vector_env_returns_what_the_scalar_env_returns(preset, episode, monkeyp
                                                                             vector[4]["action_mask"][i])
     if episode == "match":
         assert matches >= 20, matches
+    if match_record:
+        assert venv.table.match_record.any(), "no hand was recorded"
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))

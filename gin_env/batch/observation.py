@@ -15,7 +15,8 @@ from gin_env.batch.hand_batch import NO_CARD, HandBatch, bits_to_masks
 from gin_env.game import cards, solver
 from gin_env.game.cards import card_bits
 from gin_env.game.engine import DISCARD, OVER
-from gin_env.game.observation import OBS_SIZE, PlayerView, view
+from gin_env.game.match_record import EMPTY_RECORD, RECORD_SIZE, encode_record
+from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE, PlayerView, view
 
 _FULL_DECK = np.uint64(cards.FULL_DECK)
 #: The scores ``encode_rows`` reads when a view has none (single-hand play: every score entry is 0).
@@ -50,11 +51,13 @@ class BatchView:
     raises ``RuntimeError``. ``best_cards`` are the viewer's own least-deadwood discards in the discard phase (0
     elsewhere), derived from the viewer's hand alone and cached by the engine."""
 
-    def __init__(self, b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.ndarray | None = None):
+    def __init__(self, b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.ndarray | None = None,
+                 record: np.ndarray | None = None):
         self._b = b
         self._version = b.version
         self._games = np.asarray(games, dtype=np.int64)
         self._scores = scores
+        self._record = record
         self.rules = b.rules
         self.player = np.asarray(players, dtype=np.int64)
 
@@ -143,6 +146,14 @@ class BatchView:
         return np.stack([flat.take(own), flat.take(own ^ 1)], axis=1)
 
     @_computed_once
+    def record(self) -> np.ndarray:
+        """(k, ``RECORD_SIZE``): the match record (``match_record``), own counts first."""
+        if self._record is None:
+            return np.zeros((self._games.size, RECORD_SIZE), dtype=np.int64)
+        rows = np.arange(self._games.size)
+        return np.concatenate([self._record[rows, self.player], self._record[rows, 1 - self.player]], axis=1)
+
+    @_computed_once
     def legal_mask(self) -> np.ndarray:
         return bits_to_masks(self.legal_bits)
 
@@ -172,22 +183,28 @@ class BatchView:
         b = self._batch()
         game = int(self._games[row])
         scores = (0, 0) if self._scores is None else tuple(int(x) for x in self._scores[row])
-        return view(b.hand_state(game), int(self.player[row]), scores)
+        record = EMPTY_RECORD if self._record is None else tuple(int(x) for x in self._record[row].reshape(-1))
+        return view(b.hand_state(game), int(self.player[row]), scores, record)
 
 
-def batch_view(b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.ndarray | None = None) -> BatchView:
-    """The view of ``players[i]`` of game ``games[i]``. ``scores``: (k, 2) match scores indexed by player."""
-    return BatchView(b, games, players, scores)
+def batch_view(b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.ndarray | None = None,
+               record: np.ndarray | None = None) -> BatchView:
+    """The view of ``players[i]`` of game ``games[i]``. ``scores``: (k, 2) match scores indexed by player;
+    ``record``: (k, 2, ``len(RECORD_KINDS)``) match records indexed by player (``match_record``)."""
+    return BatchView(b, games, players, scores, record)
 
 
-def encode_batch(v: BatchView, out: np.ndarray | None = None) -> np.ndarray:
-    """``(k, OBS_SIZE)`` float32: row i equals ``observation.encode`` of game i's ``PlayerView``. ``out``: a
-    ``(k, OBS_SIZE)`` float32 array to write into (and return) instead of a new one. One compiled pass over the
-    games (``encode_kernel``)."""
+def encode_batch(v: BatchView, out: np.ndarray | None = None, match_record: bool = False) -> np.ndarray:
+    """``(k, OBS_SIZE)`` float32: row i equals ``observation.encode`` of game i's ``PlayerView``; with
+    ``match_record``, ``(k, RECORD_OBS_SIZE)``, the match record appended as ``encode(view, match_record=True)``
+    does. ``out``: an array of that shape to write into (and return) instead of a new one. One compiled pass over
+    the games (``encode_kernel``)."""
     b = v._batch()
     k = v.player.size
     if out is None:
-        out = np.empty((k, OBS_SIZE), dtype=np.float32)
+        out = np.empty((k, RECORD_OBS_SIZE if match_record else OBS_SIZE), dtype=np.float32)
     scores = v.scores if v._scores is not None else _NO_SCORES
     encode_rows(v._games, v.player, scores, v.rules.target or 0, b.numbers, b.card_masks, b.player_masks, out)
+    if match_record:
+        out[:, OBS_SIZE:] = encode_record(v.record)
     return out

@@ -12,7 +12,7 @@ import numpy as np
 from gin_env.envs import hand_history, roles
 from gin_env.game import engine
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, PlayerView, encode
+from gin_env.game.observation import PlayerView, encode, obs_bounds
 from gin_env.game.rules import Rules
 from gin_env.table.checks import (
     ILLEGAL_ACTION_REWARD,
@@ -20,6 +20,7 @@ from gin_env.table.checks import (
     action_id,
     agent_action,
     check_env_args,
+    check_match_record,
     check_render_mode,
     check_reward_scale,
     illegal_action_message,
@@ -91,7 +92,8 @@ class GinRummyEnv(AtTable, gym.Env):
     three players, the teams' over ``team_target`` with four). It holds only what the learner may know: hidden cards
     and the stock order never change it. A three-player learner sitting a hand out observes zeros. With
     ``information_state=True``: ``Dict(observation=that Box, history=Box(0, N_TOKENS - 1, (L,), int16))``, the public
-    events of the learner's hand so far, a token each (``gin_env.game.information_state``; docs/belief.md).
+    events of the learner's hand so far, a token each (``gin_env.game.information_state``; docs/belief.md). With
+    ``match_record=True``: 381 entries, the match record appended (``RECORD_OBS_LAYOUT``, ``game.match_record``).
 
     ## Starting State
 
@@ -169,6 +171,8 @@ class GinRummyEnv(AtTable, gym.Env):
       players) for it as a picture (``gin_env.ui.frame``; Gymnasium's ``RecordVideo`` records it).
     * ``information_state``: True adds the history of the learner's hand to each observation (a bool; rules under
       which a hand's events have no bound, ``max_turns=None``, R19, are a ``ValueError``).
+    * ``match_record``: True appends how each player ended the match's earlier hands to each observation (a bool;
+      ``episode="match"`` under rules with a target and two seats, else a ``ValueError``).
 
     ## Version History
 
@@ -184,6 +188,8 @@ class GinRummyEnv(AtTable, gym.Env):
       messages for illegal actions and misuse; observations, rewards, terminations and infos as in 0.2.0.
     * v0, gin-env 0.4.0: ``information_state=True`` adds the history of the learner's hand to each observation;
       without it, everything an episode returns is as in 0.3.0.
+    * v0, gin-env 0.7.0: ``match_record=True`` appends the match record to each observation; without it,
+      everything an episode returns is as in 0.6.0.
 
     The next change to what an episode returns registers ``GinRummy-v1``.
     """
@@ -193,10 +199,12 @@ class GinRummyEnv(AtTable, gym.Env):
     def __init__(self, rules: str | Rules = "standard", opponent=None, episode: str = "hand",
                  reward_scale: float = 100.0, illegal_action: str = "penalize", learner_seat: int | None = None,
                  max_steps: int | None = None, render_mode: str | None = None, *, players: int | None = None,
-                 room=None, opponents=None, partner=None, teammates=None, information_state: bool = False) -> None:
+                 room=None, opponents=None, partner=None, teammates=None, information_state: bool = False,
+                 match_record: bool = False) -> None:
         max_steps = check_env_args(episode, reward_scale, illegal_action, max_steps)
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules, self.room = resolve_format(resolve_rules(rules), players, room)
+        self.match_record = check_match_record(match_record, episode, self.rules)
         self.table = make_table(self.rules, episode, self.room)
         if render_mode is not None and render_mode not in self.table.render_modes:
             raise not_offered(self.table, f"render_mode={render_mode!r}")
@@ -214,7 +222,8 @@ class GinRummyEnv(AtTable, gym.Env):
         self.action_space = gym.spaces.Discrete(N_ACTIONS)
         # The history of the learner's hand (information_state=True), else a stand-in that adds nothing.
         self._history = hand_history.history(self.table, information_state)
-        self.observation_space = self._history.space(gym.spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32))
+        self.observation_space = self._history.space(gym.spaces.Box(*obs_bounds(self.match_record),
+                                                                    dtype=np.float32))
         #: The learner's seat this episode, and its agent index (the seat's, or its first member's in a room).
         self.seat: int | None = None
         self.learner = 0
@@ -328,7 +337,9 @@ class GinRummyEnv(AtTable, gym.Env):
                             "'rgb_array'")
             return None
         if self.render_mode == "rgb_array":
-            return self._frame()
+            from gin_env.ui import frame
+
+            return frame.learner_picture(self.table, self.learner, self._last_outcome)
         if self.table.game is None:
             return "(no hand dealt: call reset())"
         return self.table.learner_text(self.learner, self.others, self._last_outcome)
@@ -346,9 +357,9 @@ class GinRummyEnv(AtTable, gym.Env):
         view = self._view = self.table.agent_view(self.learner)
         if view is None:
             self._mask = np.zeros(N_ACTIONS, dtype=bool)
-            return self._history.observe(np.zeros(OBS_SIZE, dtype=np.float32))
+            return self._history.observe(np.zeros_like(obs_bounds(self.match_record)[0]))
         self._mask = view.legal_mask
-        return self._history.observe(encode(view))
+        return self._history.observe(encode(view, self.match_record))
 
     def _paid(self, points: float, info: dict, finished) -> tuple[float, dict]:
         """``points`` and ``info`` with the learner's share of a hand (deal) that finished."""
@@ -385,14 +396,5 @@ class GinRummyEnv(AtTable, gym.Env):
         self._steps += 1
         self._mask = np.zeros(N_ACTIONS, dtype=bool)
         self._view = self._view._replace(legal_mask=self._mask)
-        return (self._history.observe(encode(self._view)), ILLEGAL_ACTION_REWARD, True, False,
+        return (self._history.observe(encode(self._view, self.match_record)), ILLEGAL_ACTION_REWARD, True, False,
                 {"action_mask": self._mask.copy(), "illegal_action": True, "illegal_action_message": message})
-
-    def _frame(self) -> np.ndarray:
-        from gin_env.ui import frame
-
-        if self.table.game is None:
-            return np.full((frame.HEIGHT, frame.WIDTH, 3), frame.FELT, dtype=np.uint8)
-        scene = self.table.scene(self.learner)
-        result = None if self._last_outcome is None else frame.result_line(self._last_outcome)
-        return frame.draw(scene.state, scene.player, ("LEARNER", "OPPONENT"), scene.scores, result)

@@ -14,14 +14,13 @@ import numpy as np
 
 from gin_env.game.information_state import HISTORY_DTYPE, N_TOKENS, history_length, token
 from gin_env.game.public_history import deal_events, public_event
+from gin_env.table.checks import flag
 from gin_env.table.protocol import GameTable
 
 
 def check_flag(information_state) -> bool:
     """The ``information_state`` argument: a bool (``TypeError`` for anything else)."""
-    if not isinstance(information_state, (bool, np.bool_)):
-        raise TypeError(f"information_state must be True or False, got {information_state!r}")
-    return bool(information_state)
+    return flag(information_state, "information_state")
 
 
 def space(observation: gym.spaces.Box, length: int) -> gym.spaces.Dict:

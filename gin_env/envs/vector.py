@@ -22,13 +22,14 @@ from gin_env.batch.observation import batch_view, encode_batch
 from gin_env.envs import hand_history
 from gin_env.game import engine
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
+from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE, obs_bounds
 from gin_env.game.rules import Rules, format_name
 from gin_env.table.batched import BatchTable
 from gin_env.table.checks import (
     ILLEGAL_ACTION_REWARD,
     MAX_REDEALS,
     check_env_args,
+    check_match_record,
     check_reward_scale,
     integer,
     no_decision_error,
@@ -105,19 +106,23 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
     as in ``GinRummyEnv``. Under rules where no deal reaches a learner's first decision, ``reset`` raises ``ValueError``
     after ``MAX_REDEALS`` deals, as ``GinRummyEnv`` does. With ``information_state=True`` every observation (and
     ``final_obs``) is a dict of ``observation`` ``(num_envs, 375)`` and ``history`` ``(num_envs, L)`` int16, each row
-    the history ``GinRummyEnv`` gives its learner (docs/belief.md, "The information state")."""
+    the history ``GinRummyEnv`` gives its learner (docs/belief.md, "The information state"). With
+    ``match_record=True`` (``episode="match"`` only) an observation has 381 entries: the 375 and the match record
+    (``observation.RECORD_OBS_LAYOUT``)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 64, rules: str | Rules = "standard", opponent="simple",
                  episode: str = "hand", reward_scale: float = 100.0, illegal_action: str = "penalize",
                  learner_seat: int | None = None, max_steps: int | None = None, players: int | None = None,
-                 room: tuple[int, int] | None = None, information_state: bool = False) -> None:
+                 room: tuple[int, int] | None = None, information_state: bool = False,
+                 match_record: bool = False) -> None:
         num_envs = positive_int(num_envs, "num_envs")
         max_steps = check_env_args(episode, reward_scale, illegal_action, max_steps)
         information_state = hand_history.check_flag(information_state)
         self.num_envs = num_envs
         self.rules = resolve_rules(rules)
+        self.match_record = check_match_record(match_record, episode, self.rules)
         fmt = integer(players, "players") if players is not None else self.rules.players
         if fmt != 2 or room is not None:
             raise ValueError(f"the vector env plays two-player games only, not {format_name(fmt, room)}: use "
@@ -129,7 +134,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self.learner_seat = seat_or_none(learner_seat, "learner_seat")
         self.max_steps = max_steps
         self.render_mode = None
-        self.single_observation_space = gym.spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
+        self.single_observation_space = gym.spaces.Box(*obs_bounds(self.match_record), dtype=np.float32)
         #: The histories of the learners' hands (``information_state=True``), else None.
         self.history = BatchHistory(self.rules, num_envs) if information_state else None
         if self.history is not None:
@@ -153,9 +158,10 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self.opponent_actions = 0
         self._opponent_rng: np.random.Generator | None = None
         self._all = np.arange(num_envs)
-        self._observations = _RecycledArrays((num_envs, OBS_SIZE), kept=2)
+        width = RECORD_OBS_SIZE if self.match_record else OBS_SIZE
+        self._observations = _RecycledArrays((num_envs, width), kept=2)
         # One memory only, so that the rows to clear when it is reused are those written last.
-        self._final_observations = _RecycledArrays((num_envs, OBS_SIZE), kept=1)
+        self._final_observations = _RecycledArrays((num_envs, width), kept=1)
         #: Rows of the final-observation memory that hold observations (the others are zero).
         self._final_rows = np.zeros(0, dtype=np.int64)
 
@@ -298,7 +304,8 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             if opponent_turn.size == 0:
                 break
             v = batch_view(b, opponent_turn, 1 - self.learner.take(opponent_turn),
-                           self.table.scores.take(opponent_turn, axis=0))
+                           self.table.scores.take(opponent_turn, axis=0),
+                           self.table.match_record.take(opponent_turn, axis=0))
             chosen = np.asarray(self.opponent.act_batch(v, self._opponent_rng))
             if chosen.dtype.kind not in "iu":
                 raise TypeError(f"opponent {self.opponent!r} returned actions of dtype {chosen.dtype}; action ids "
@@ -331,9 +338,9 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
 
     def _observe_all(self) -> np.ndarray | dict:
         """Every learner's observation, on recycled memory; records their legal masks."""
-        v = batch_view(self.batch, self._all, self.learner, self.table.scores)
+        v = batch_view(self.batch, self._all, self.learner, self.table.scores, self.table.match_record)
         self._masks = v.legal_mask
-        obs = encode_batch(v, self._observations.lend()[0])
+        obs = encode_batch(v, self._observations.lend()[0], self.match_record)
         return obs if self.history is None else {"observation": obs, "history": self.history.tokens.copy()}
 
     def _final_obs(self, done: np.ndarray) -> np.ndarray | dict:
@@ -342,6 +349,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         final_obs, fresh = self._final_observations.lend()
         if not fresh:
             final_obs[self._final_rows] = 0.0
-        final_obs[done] = encode_batch(batch_view(self.batch, done, self.learner[done], self.table.scores[done]))
+        final_obs[done] = encode_batch(batch_view(self.batch, done, self.learner[done], self.table.scores[done],
+                                                  self.table.match_record[done]), match_record=self.match_record)
         self._final_rows = done
         return final_obs if self.history is None else {"observation": final_obs, "history": self.history.rows(done)}

@@ -26,6 +26,7 @@ import numpy as np
 
 from gin_env.evaluation.stats import N_COLUMNS
 from gin_env.game import engine, match
+from gin_env.game.match_record import EMPTY_RECORD
 from gin_env.game.observation import view
 from gin_env.game.rules import Rules
 from gin_env.replay import recorder
@@ -73,16 +74,18 @@ def agent_rng(seed: int, game: int, seating: int, seat: int) -> np.random.Genera
 
 
 def play_hand(state: engine.HandState, agents: Sequence, rngs: Sequence[np.random.Generator],
-              scores: tuple[int, int] = (0, 0), observer: Observer | None = None) -> engine.HandState:
+              scores: tuple[int, int] = (0, 0), observer: Observer | None = None,
+              record: tuple[int, ...] = EMPTY_RECORD) -> engine.HandState:
     """Play ``state`` to its end: the agent of the player to act gets that player's view and its own generator.
 
-    ``scores`` are the match scores by seat, shown in the views. An answer that is not an integer action id raises
-    ``table.AgentActionError``, an illegal action the engine's ``IllegalActionError``; both name the agent and its
-    seat: an evaluation must never go on with an agent that broke the rules."""
+    ``scores`` are the match scores by seat and ``record`` the match record (``match_record``), shown in the views.
+    An answer that is not an integer action id raises ``table.AgentActionError``, an illegal action the engine's
+    ``IllegalActionError``; both name the agent and its seat: an evaluation must never go on with an agent that
+    broke the rules."""
     while state.phase != engine.OVER:
         player = state.current
         agent = agents[player]
-        action = agent_action(agent, agent.act(view(state, player, scores), rngs[player]), f"P{player + 1}")
+        action = agent_action(agent, agent.act(view(state, player, scores, record), rngs[player]), f"P{player + 1}")
         try:
             after = engine.step(state, action)
         except engine.IllegalActionError as error:
@@ -104,7 +107,7 @@ def play_game(rules: Rules, agents: Sequence, seed: int, game: int, seating: int
     state = match.new_match(rules, deal_rng(seed, game, 0), dealer=dealer)
     rngs = [agent_rng(seed, game, seating, seat) for seat in (0, 1)]
     while not state.over:
-        finished = play_hand(state.hand, agents, rngs, state.scores, observer)
+        finished = play_hand(state.hand, agents, rngs, state.scores, observer, state.record)
         state = match.record_hand(state, finished.outcome, deal_rng(seed, game, len(state.history) + 1))
     points = [0, 0]
     for outcome in state.history:

@@ -1,8 +1,8 @@
 """A game of Gin Rummy to the target score (docs/rules.md R9, R19a, R39-R44).
 
-This module owns what lies between hands: the first dealer, running scores and hands won, when the game ends (at the
-target, or abandoned after ``max_dead_hands`` dead hands in a row), who deals next, and the final totals with game,
-box and shutout bonuses. One hand is ``engine``'s job.
+This module owns what lies between hands: the first dealer, running scores, hands won and the match record, when
+the game ends (at the target, or abandoned after ``max_dead_hands`` dead hands in a row), who deals next, and the
+final totals with game, box and shutout bonuses. One hand is ``engine``'s job.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from gin_env.game import cards, engine
 from gin_env.game.engine import HandOutcome, HandState, IllegalActionError
 from gin_env.game.hand_rules import between_hands
 from gin_env.game.hand_rules.knock import NO_PLAYER
+from gin_env.game.match_record import EMPTY_RECORD, record_after
 from gin_env.game.rules import Rules
 
 PLAYERS = (0, 1)
@@ -27,7 +28,8 @@ FIXED_FIRST_DEALER = {"P1": 0, "P2": 1}
 class MatchState:
     """A game in progress or finished.
 
-    ``scores`` are hand points toward the target (R40), without end-of-game bonuses. ``dealer`` deals ``hand``, the
+    ``scores`` are hand points toward the target (R40), without end-of-game bonuses; ``record`` how each player
+    ended the hands so far (``match_record``). ``dealer`` deals ``hand``, the
     hand in play. Once the game is over, ``hand`` is the finished last hand when it was played through
     :func:`step`, and None when the last outcome came through :func:`record_hand`. ``dead_in_row`` counts the dead
     hands since the last hand that was not dead; ``abandoned`` is set when they reach ``rules.max_dead_hands`` and
@@ -45,6 +47,7 @@ class MatchState:
     dead_in_row: int = 0
     abandoned: bool = False
     single_hand: bool = False
+    record: tuple[int, ...] = EMPTY_RECORD
 
     @property
     def to_target(self) -> bool:
@@ -110,6 +113,7 @@ def record_hand(match: MatchState, outcome: HandOutcome, rng: np.random.Generato
         scores = tuple(s + outcome.points if p == w else s for p, s in enumerate(scores))
         hands_won = tuple(n + 1 if p == w else n for p, n in enumerate(hands_won))
     history = match.history + (outcome,)
+    match = dataclasses.replace(match, record=record_after(match.record, outcome.kind, outcome.knocker))
     dead_in_row = between_hands.dead_in_row_after(match.dead_in_row, outcome.kind == "dead")
     if not match.to_target or (w is not None and scores[w] >= rules.target):
         return dataclasses.replace(match, scores=scores, hands_won=hands_won, hand=None, history=history,

@@ -26,7 +26,8 @@ name                   size  meaning
 =====================  ====  ============================================================================
 
 A card plane uses the card ids of ``cards.py`` (``suit * 13 + rank``), so ``plane.reshape(4, 13)`` is the suit x
-rank grid.
+rank grid. ``encode(view, match_record=True)`` appends the view's match record (``match_record``), 6 more entries
+laid out by ``RECORD_OBS_LAYOUT``: what the envs give with ``match_record=True``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from gin_env.game import cards, engine
 from gin_env.game.actions import N_ACTIONS
 from gin_env.game.cards import NO_CARD
 from gin_env.game.hand_rules.taken_card import kept_card
+from gin_env.game.match_record import EMPTY_RECORD, RECORD_SIZE, encode_record, seen_by
 from gin_env.game.rules import STOCK_AFTER_DEAL, Rules
 from gin_env.game.solver.kernels import deadwood_of_mask, discard_phase_of_mask
 
@@ -90,6 +92,19 @@ _BYTE = np.uint64(0xFF)
 OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
 OBS_HIGH = np.ones(OBS_SIZE, dtype=np.float32)
 OBS_HIGH[OBS_LAYOUT["knock_limit"]] = MAX_KNOCK_LIMIT / KNOCK_LIMIT_SCALE
+#: The observation with the match record appended (``match_record=True`` in the envs, ``match_record``): each of
+#: ``RECORD_KINDS`` counted for the viewer, then for its opponent, over ``RECORD_SCALE`` and capped at 1.
+RECORD_OBS_LAYOUT: dict[str, slice] = {**OBS_LAYOUT, "record": slice(OBS_SIZE, OBS_SIZE + RECORD_SIZE)}
+RECORD_OBS_SIZE = OBS_SIZE + RECORD_SIZE
+
+
+def obs_bounds(match_record: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The low and high bounds of every entry of the encoding, with the match record or without."""
+    if not match_record:
+        return OBS_LOW, OBS_HIGH
+    return (np.concatenate([OBS_LOW, np.zeros(RECORD_SIZE, dtype=np.float32)]),
+            np.concatenate([OBS_HIGH, np.ones(RECORD_SIZE, dtype=np.float32)]))
+
 
 _NO_ACTIONS = np.zeros(N_ACTIONS, dtype=bool)
 _NO_ACTIONS.flags.writeable = False
@@ -100,7 +115,9 @@ class PlayerView(NamedTuple):
     (``cards.to_ids``); cards are ids or -1 (``top_discard``, ``taken``, ``initial_upcard`` when there is none).
 
     ``legal_mask`` is the player's own legal actions: all False when it is not this player's turn or the hand is
-    over. ``scores`` is (own, opponent) running match score; ``target`` the match target (None: single hands).
+    over. ``scores`` is (own, opponent) running match score; ``target`` the match target (None: single hands);
+    ``record`` how each player ended the match's earlier hands, own counts first (``match_record``; all 0 outside a
+    match).
     ``taken`` is the card this player took from the pile this turn (R16), ``initial_upcard`` the hand's first
     upcard (R12, R46).
 
@@ -126,6 +143,7 @@ class PlayerView(NamedTuple):
     scores: tuple[int, int]
     target: int | None
     legal_mask: np.ndarray
+    record: tuple[int, ...] = EMPTY_RECORD
 
     def __eq__(self, other: object) -> bool:
         """Field by field, the legal mask by value (tuple equality cannot compare arrays)."""
@@ -161,8 +179,10 @@ def own_deadwood(state: engine.HandState, player: int) -> int:
     return discard_phase_of_mask(hand, kept_card(state.rules.discard_taken_card, taken), state.knock_limit)[0]
 
 
-def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0)) -> PlayerView:
-    """The view of ``player`` (0 or 1) of ``state``. ``scores`` are the match scores indexed by player.
+def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0),
+         record: tuple[int, ...] = EMPTY_RECORD) -> PlayerView:
+    """The view of ``player`` (0 or 1) of ``state``. ``scores`` are the match scores indexed by player, ``record``
+    the match record with player 0's counts first (``match_record``).
 
     Reads the viewer's own hand and the public fields only; the opponent's hand and the stock order are never
     touched, so two states that differ only there give equal views."""
@@ -185,17 +205,20 @@ def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0))
         cards.N_CARDS - state.stock_top, state.knock_limit, own_deadwood(state, player),
         state.taken if player == state.current else engine.NO_CARD, player == state.dealer, upcard,
         (scores[player], scores[opponent]), state.rules.target,
-        engine.legal_mask(state) if to_act else _NO_ACTIONS)
+        engine.legal_mask(state) if to_act else _NO_ACTIONS, seen_by(record, player))
 
 
-def encode(v: PlayerView) -> np.ndarray:
-    """The flat ``(OBS_SIZE,)`` float32 encoding of a view (layout: ``OBS_LAYOUT``)."""
-    out = np.empty(OBS_SIZE, dtype=np.float32)
+def encode(v: PlayerView, match_record: bool = False) -> np.ndarray:
+    """The flat ``(OBS_SIZE,)`` float32 encoding of a view (layout: ``OBS_LAYOUT``); with ``match_record``, the
+    ``(RECORD_OBS_SIZE,)`` one, the view's match record appended (``RECORD_OBS_LAYOUT``)."""
+    out = np.empty(RECORD_OBS_SIZE if match_record else OBS_SIZE, dtype=np.float32)
     top = 1 << v.top_discard if v.top_discard != engine.NO_CARD else 0
     target = v.target
     own, opp = (min(v.scores[0] / target, 1.0), min(v.scores[1] / target, 1.0)) if target else (0.0, 0.0)
     _encode_view(out, v.hand, top, v.pile_rest, v.opponent_known, v.opponent_discards, v.opponent_declined,
                  v.unseen, v.phase, v.is_dealer, v.stock_size, v.knock_limit, v.deadwood, own, opp)
+    if match_record:
+        out[OBS_SIZE:] = encode_record(v.record)
     return out
 
 

@@ -28,6 +28,7 @@ from gin_env.game.engine import DISCARD, DRAW, OFFER, OVER, WALL, HandState
 from gin_env.game.hand_rules import turn
 from gin_env.game.hand_rules.knock import big_gin_legal
 from gin_env.game.hand_rules.taken_card import kept_card
+from gin_env.game.match_record import EMPTY_RECORD
 from gin_env.game.rules import HAND_SIZE, Rules
 
 
@@ -89,12 +90,13 @@ EVENT_TYPES = (Upcard, Pass, Take, Draw, Discard, Knock, BigGin)
 
 
 def player_view(rules: Rules, player: int, own_cards, dealer: int, events, *,
-                scores: tuple[int, int] = (0, 0)) -> observation.PlayerView:
+                scores: tuple[int, int] = (0, 0),
+                record: tuple[int, ...] = EMPTY_RECORD) -> observation.PlayerView:
     """The view of ``player`` after ``events`` of a hand under ``rules`` that ``dealer`` dealt, ``player`` having
     been dealt ``own_cards`` (ten cards; eleven for the non-dealer under ``deal_mode="eleven"``). ``scores`` are the
-    match scores indexed by player, as ``observation.view`` takes them.
+    match scores indexed by player and ``record`` the match record, as ``observation.view`` takes them.
 
-    Equal to ``observation.view(state, player, scores)`` of the real state after the same moves. An impossible
+    Equal to ``observation.view(state, player, scores, record)`` of the real state after the same moves. An impossible
     history raises ``ValueError`` naming the event's index and why; a bad ``own_cards`` one naming ``own_cards``."""
     player = engine.player_index(player, "player")
     dealer = engine.player_index(dealer, "dealer")
@@ -105,7 +107,7 @@ def player_view(rules: Rules, player: int, own_cards, dealer: int, events, *,
             state = _apply(state, player, events[index])
         except (ValueError, TypeError) as error:
             raise ValueError(f"event {index} ({events[index]!r}): {error}") from None
-    return observation.view(state, player, scores)
+    return observation.view(state, player, scores, record)
 
 
 def public_event(state: HandState, action: int, viewer: int) -> Event:

@@ -1,11 +1,11 @@
 """The batched twin of ``table``: the framing of N games at once, in fixed-shape arrays over a ``HandBatch``.
 
 This module owns, per game, what ``table.Table`` and ``match`` own for one: the first dealer (R9), dealing, the
-episode kind (``episode="hand"``: every hand ends its game; ``"match"``: a game to the target), running scores
-and hands won (R40), dead hands in a row and abandoned games (R19a), the final totals with game, box and shutout
-bonuses (R41-R43), who deals next (R44), and each seat's points for a finished hand including the end-of-game
-bonuses. ``vector.GinRummyVectorEnv`` adapts it to Gymnasium's vector API; ``tests/test_vector_vs_env.py`` holds it
-to the scalar table.
+episode kind (``episode="hand"``: every hand ends its game; ``"match"``: a game to the target), running scores,
+hands won (R40) and the match record (``match_record``), dead hands in a row and abandoned games (R19a), the
+final totals with game, box and shutout bonuses (R41-R43), who deals next (R44), and each seat's points for a
+finished hand including the end-of-game bonuses. ``vector.GinRummyVectorEnv`` adapts it to Gymnasium's vector API;
+``tests/test_vector_vs_env.py`` holds it to the scalar table.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from gin_env.batch.hand_batch import DEAD, NO_PLAYER, HandBatch
 from gin_env.game import cards
 from gin_env.game.hand_rules import between_hands
 from gin_env.game.match import FIXED_FIRST_DEALER
+from gin_env.game.match_record import ADDS_BY_KIND, RECORD_KINDS
 from gin_env.game.rules import Rules
 from gin_env.table.checks import check_episode
 
@@ -45,6 +46,8 @@ class BatchTable:
         self.batch = HandBatch(rules, n)
         self.scores = np.zeros((n, 2), dtype=np.int64)
         self.hands_won = np.zeros((n, 2), dtype=np.int64)
+        #: Per game and player, ``match_record``'s counts (``RECORD_KINDS``) over the game's finished hands.
+        self.match_record = np.zeros((n, 2, len(RECORD_KINDS)), dtype=np.int64)
         #: Per game, dead hands in a row in the game in play (R19a).
         self.dead_in_row = np.zeros(n, dtype=np.int64)
 
@@ -59,6 +62,7 @@ class BatchTable:
         """Start a game in each of ``games``: scores cleared, the first hand dealt by the first dealer (R9)."""
         self.scores[games] = 0
         self.hands_won[games] = 0
+        self.match_record[games] = 0
         self.dead_in_row[games] = 0
         self.deal(games, self.first_dealers(games.size, rng), rng)
 
@@ -81,6 +85,9 @@ class BatchTable:
         won = winner != NO_PLAYER
         self.scores[games[won], winner[won]] += b.points[games[won]]
         self.hands_won[games[won], winner[won]] += 1
+        knocker = b.knocker[games]
+        knocked = knocker != NO_PLAYER
+        self.match_record[games[knocked], knocker[knocked]] += ADDS_BY_KIND[b.kind[games[knocked]]]
         dead_in_row = between_hands.dead_in_row_after(self.dead_in_row[games], b.kind[games] == DEAD)
         self.dead_in_row[games] = dead_in_row
         if rules.target is None:

@@ -35,6 +35,30 @@ def check_env_args(episode: str, reward_scale: float, illegal_action: str, max_s
     return None if max_steps is None else positive_int(max_steps, "max_steps")
 
 
+def flag(value, name: str) -> bool:
+    """A True/False argument (numpy's bool too); ``TypeError`` naming it for anything else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_match_record(match_record, episode: str, rules: Rules) -> bool:
+    """The envs' ``match_record`` argument (``flag``); ``ValueError`` when it is True for episodes of one hand
+    (``episode="hand"``, or rules without a target), which have no earlier hands to record, or for more than two
+    seats, whose records are not kept."""
+    on = flag(match_record, "match_record")
+    if on and episode != "match":
+        raise ValueError(f"match_record=True needs episode='match', got episode={episode!r}: a single-hand episode "
+                         "has no earlier hands to record")
+    if on and rules.target is None:
+        raise ValueError(f"match_record=True needs a game to a target, and the rules {rules.name!r} have none: "
+                         "each episode is one hand, with no earlier hands to record")
+    if on and rules.players != 2:
+        raise ValueError(f"match_record=True is kept for two seats (two players or a room), not {rules.players} "
+                         "players")
+    return on
+
+
 def integer(value, name: str) -> int:
     """``value`` as an int: any integer type is accepted (numpy's too); a bool, a float (even ``2.0``) or anything
     else raises ``TypeError`` naming the argument ``name``."""

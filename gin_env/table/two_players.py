@@ -105,7 +105,7 @@ class Table:
 
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` may know now."""
-        return view(self.state, seat, self.scores)
+        return view(self.state, seat, self.scores, self.game.record)
 
     # --- playing ----------------------------------------------------------------------------------------------------
 
@@ -147,7 +147,7 @@ class Table:
 
     def agent_view(self, agent: int) -> PlayerView:
         """What ``agent`` may know now: its seat's view."""
-        return view(self.game.hand, agent, self.scores)
+        return view(self.game.hand, agent, self.scores, self.game.record)
 
     def hand_of(self, agent: int) -> tuple[engine.HandState, int]:
         """The hand in play, ``agent``'s seat its engine player."""

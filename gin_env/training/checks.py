@@ -14,6 +14,7 @@ import os
 from gin_env import agents
 from gin_env.agents import ppo
 from gin_env.files import check_input_file
+from gin_env.game.observation import RECORD_OBS_SIZE
 from gin_env.game.rules import PRESETS
 from gin_env.optional import require
 from gin_env.training.config import Args
@@ -87,6 +88,10 @@ def check_names(args: Args) -> None:
         parse_schedule(args.opponents)
     except ValueError as err:
         raise ValueError(f"--opponents {args.opponents!r}: {err}") from None
+    if args.match_record and PRESETS[args.rules].target is None:
+        raise ValueError(f"--match-record plays games to the target, and --rules {args.rules} have none")
+    if args.match_record and args.from_dataset:
+        raise ValueError("--match-record with --from-dataset: the datasets' observations hold no match record")
 
 
 def load_agent(option: str, name: str, batched: bool):
@@ -164,6 +169,8 @@ def check_resume_model(args: Args) -> None:
     except (ValueError, OSError) as err:
         raise ValueError(f"--resume: {err}") from None
     check_minibatches(args.num_envs, model.n_steps, model.batch_size, f" (the settings of {args.resume})")
+    if model.observation_space.shape == (RECORD_OBS_SIZE,) and not args.match_record:
+        raise ValueError(f"--resume {args.resume} reads the match record: train it with --match-record")
 
 
 def check_device(device: str) -> None:

@@ -50,6 +50,9 @@ class Args:
         "help": "cloning loss weight of decisions where a knock is legal, relative to the others"})
     imitate_batch_size: int = field(default=256, metadata={"help": "cloning minibatch size"})
     imitate_lr: float = field(default=1e-3, metadata={"help": "Adam learning rate of the cloning"})
+    match_record: bool = field(default=False, metadata={
+        "help": "play games to the target, the match record in the learner's observation (a --resume model "
+                "without it is widened, its new inputs weighted 0)"})
     shaping: float = field(default=1.0, metadata={"help": "weight of the potential-based deadwood shaping (0: off)"})
     channels: int = field(default=32, metadata={"help": "channels of each convolution over the card grid"})
     features: int = field(default=128, metadata={"help": "width of the global feature layer"})

@@ -8,11 +8,10 @@ import numpy as np
 from gin_env.batch.observation import batch_view
 from gin_env.envs.vector import GinRummyVectorEnv
 from gin_env.game.actions import BIG_GIN, KNOCK_BASE, N_ACTIONS
-from gin_env.game.observation import OBS_SIZE
 from gin_env.optional import require
 from gin_env.training.config import Args
 from gin_env.training.opponents import batched_agent
-from gin_env.training.pool_env import potential
+from gin_env.training.pool_env import episodes, potential
 
 torch = require("torch", "training")
 tqdm = require("tqdm", "training's progress bar").tqdm
@@ -27,19 +26,20 @@ def collect_teacher_games(args: Args) -> dict[str, np.ndarray]:
     but get ``has_return`` False."""
     teacher = batched_agent(args.teacher)
     venv = GinRummyVectorEnv(args.num_envs, rules=args.rules, opponent=batched_agent(args.imitate_opponent),
-                             reward_scale=args.reward_scale)
+                             reward_scale=args.reward_scale, **episodes(args))
     now, _ = venv.reset(seed=args.seed)
     rng = np.random.default_rng([args.seed, 2])
     games = np.arange(args.num_envs)
     rounds = max(1, args.imitate_steps // args.num_envs)
-    obs = np.empty((rounds, args.num_envs, OBS_SIZE), dtype=np.float32)
+    obs = np.empty((rounds, *venv.observation_space.shape), dtype=np.float32)
     masks = np.empty((rounds, args.num_envs, N_ACTIONS), dtype=bool)
     actions = np.empty((rounds, args.num_envs), dtype=np.int64)
     rewards = np.empty((rounds, args.num_envs), dtype=np.float32)
     dones = np.empty((rounds, args.num_envs), dtype=bool)
     for t in tqdm(range(rounds), desc=f"collecting {args.teacher}", unit="round", disable=not args.progress):
         obs[t], masks[t] = now, venv.action_masks()
-        actions[t] = chosen = teacher.act_batch(batch_view(venv.batch, games, venv.learner, venv.scores), rng)
+        view = batch_view(venv.batch, games, venv.learner, venv.scores, venv.table.match_record)
+        actions[t] = chosen = teacher.act_batch(view, rng)
         now, rewards[t], terminated, truncated, _ = venv.step(chosen)
         dones[t] = terminated | truncated
     returns = np.zeros((rounds, args.num_envs), dtype=np.float32)

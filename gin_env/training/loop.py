@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import tempfile
 import time
 
 from gin_env import agents
@@ -54,14 +55,21 @@ def _plan_line(args: Args, model, end: int) -> str | None:
 def _start(args: Args, history: dict, env):
     """The model the run trains: the ``--resume`` model, or a new one warm-started by cloning the teacher; prints
     where PPO will stop when that is not ``--total-timesteps``, before any training."""
+    from gin_env.agents import ppo
     from gin_env.agents.ppo import custom_objects_for
     from gin_env.training.imitation import imitate
+    from gin_env.training.widen import widened_copy
 
     tb_dir = os.path.join(args.run_dir, "tb")
     if args.resume:
         maskable_ppo = require("sb3_contrib", "training").MaskablePPO
-        model = maskable_ppo.load(args.resume, env=env, device=args.device, tensorboard_log=tb_dir,
-                                  custom_objects=custom_objects_for(args.resume))
+        with tempfile.TemporaryDirectory() as scratch:
+            source = args.resume
+            if env.observation_space.shape != ppo.observation_shape(source):
+                print(f"widening {source} to read the match record (its new inputs weighted 0)")
+                source = widened_copy(source, env.observation_space, scratch)
+            model = maskable_ppo.load(source, env=env, device=args.device, tensorboard_log=tb_dir,
+                                      custom_objects=custom_objects_for(source))
         # Seeded by the step count too, so a resumed run does not replay the deals its first rollouts saw.
         model.set_random_seed(args.seed + model.num_timesteps)
     else:

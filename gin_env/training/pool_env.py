@@ -26,11 +26,17 @@ def potential(obs: np.ndarray, args: Args) -> np.ndarray:
     return -args.shaping * obs[:, DEADWOOD_ENTRY] * DEADWOOD_SCALE / args.reward_scale
 
 
+def episodes(args: Args) -> dict:
+    """The vector env's episode arguments for ``args``: single hands, or with ``--match-record`` games to the target
+    with the match record in the learner's observation."""
+    return {"episode": "match", "match_record": True} if args.match_record else {}
+
+
 class PoolVecEnv(VecEnvWrapper):
     """The env that trains against several opponents at once: ``sb3.SB3VecEnv`` over ``args.slots`` vector envs of
-    ``num_envs / slots`` games each, with the deadwood shaping of :func:`potential` added to the rewards.
-    ``set_opponent(slot, agent)`` swaps a group's opponent (games in progress go on with the new one, which reads the
-    same views)."""
+    ``num_envs / slots`` games each (single hands, or games to the target with ``--match-record``), with the
+    deadwood shaping of :func:`potential` added to the rewards. ``set_opponent(slot, agent)`` swaps a group's
+    opponent (games in progress go on with the new one, which reads the same views)."""
 
     def __init__(self, args: Args) -> None:
         if args.num_envs % args.slots:
@@ -39,7 +45,8 @@ class PoolVecEnv(VecEnvWrapper):
         self.slot_size = args.num_envs // args.slots
         # The placeholder opponent is replaced before the first rollout.
         super().__init__(SB3VecEnv([GinRummyVectorEnv(self.slot_size, rules=args.rules, opponent="random",
-                                                      reward_scale=args.reward_scale) for _ in range(args.slots)]))
+                                                      reward_scale=args.reward_scale, **episodes(args))
+                                    for _ in range(args.slots)]))
         self.potential = np.zeros(args.num_envs)
 
     def set_opponent(self, slot: int, agent) -> None:
@@ -52,9 +59,12 @@ class PoolVecEnv(VecEnvWrapper):
 
     def step_wait(self):
         obs, rewards, dones, infos = self.venv.step_wait()
-        # Shaping F = gamma * phi(s') - phi(s), with phi = 0 at the end of an episode (the observation of an ended
-        # game is already the next episode's first one).
+        # Shaping F = gamma * phi(s') - phi(s), with phi = 0 at the end of a hand (the observation of an ended hand
+        # is already the next one's first; in a game to the target, the next hand's deal is no action's doing).
         now = potential(obs, self.args)
-        rewards = rewards + (self.args.gamma * np.where(dones, 0.0, now) - self.potential).astype(np.float32)
+        hand_over = dones
+        if self.args.match_record:
+            hand_over = dones | np.array(["outcome_kind" in info for info in infos], dtype=bool)
+        rewards = rewards + (self.args.gamma * np.where(hand_over, 0.0, now) - self.potential).astype(np.float32)
         self.potential = now
         return obs, rewards, dones, infos

@@ -145,3 +145,13 @@ def result_line(outcome: dict) -> str:
     if outcome["winner"] is None:
         return "DEAD HAND" if outcome["kind"] == "dead" else f"{outcome['kind'].replace('_', ' ')}: NO POINTS"
     return f"{outcome['kind'].replace('_', ' ')}: {outcome['winner']} {abs(outcome['points']):+d}"
+
+
+def learner_picture(table, learner: int, last_outcome: dict | None) -> np.ndarray:
+    """What ``GinRummy-v0`` renders as ``rgb_array`` at a two-player ``table``: the felt alone before the first deal,
+    else the hand in play from ``learner``'s seat with the scores and ``last_outcome``'s line."""
+    if table.game is None:
+        return np.full((HEIGHT, WIDTH, 3), FELT, dtype=np.uint8)
+    scene = table.scene(learner)
+    result = None if last_outcome is None else result_line(last_outcome)
+    return draw(scene.state, scene.player, ("LEARNER", "OPPONENT"), scene.scores, result)
