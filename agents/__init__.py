@@ -21,6 +21,8 @@ agent's play changes (docs/agents.md gives each version's strength):
   under this name), its actor run in numpy (``agents.numpy_policy``), so a core install without torch plays it;
 * ``ppo-expert-v1``: the same network fine-tuned mostly against the expert, in numpy: the search's default guide;
 * ``exit-v1``: generation 1 of expert iteration (``gin-env iterate``) from ``ppo-expert-v1``, in numpy;
+* ``switch-v1``: ``ppo-v5`` against an opponent the match record shows knocking early, ``exit-v1`` otherwise
+  (``agents.switch``);
 * ``knocker-v1``, ``early-knocker-v1``, ``gin-hunter-v1``, ``undercutter-v1``: the expert's play in one knocking
   style each (``agents.styles``), the opponents of the evaluation's gauntlet.
 
@@ -71,6 +73,7 @@ VERSIONS = {
     "ppo-v5": "gin_env.agents.numpy_policy:shipped",
     "ppo-expert-v1": "gin_env.agents.numpy_policy:shipped_expert_tuned",
     "exit-v1": "gin_env.agents.numpy_policy:shipped_exit",
+    "switch-v1": "gin_env.agents.switch:SwitchAgent",
     "knocker-v1": "gin_env.agents.styles:knocker",
     "early-knocker-v1": "gin_env.agents.styles:early_knocker",
     "gin-hunter-v1": "gin_env.agents.styles:gin_hunter",

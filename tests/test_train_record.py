@@ -5,6 +5,7 @@ record in duels; and the misuses are refused before anything is written."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import gymnasium as gym
@@ -69,9 +70,26 @@ def test_training_with_the_record_widens_the_resumed_model_and_reads_the_record(
                                              "--total-timesteps", str(start + 4096), *TINY]))
 
 
+def test_a_teacher_is_cloned_into_a_resumed_model_against_several_opponents(plain, tmp_path):
+    """``--clone-resumed``: the switch, which reads the record, cloned into the widened model before PPO, its
+    decisions collected in equal shares against each ``--imitate-opponent``."""
+    run_dir = str(tmp_path / "clone")
+    start = ppo.read_model(plain, "the test").num_timesteps
+    model = loop.train(config.parse_args([*TINY, "--total-timesteps", str(start), "--run-dir", run_dir, "--resume",
+                                          plain, "--match-record", "--clone-resumed", "--teacher", "switch",
+                                          "--imitate-opponent", "simple, expert"]))
+    assert model.num_timesteps == start and model.observation_space.shape == (RECORD_OBS_SIZE,)
+    with open(os.path.join(run_dir, "history.json")) as file:
+        imitation = json.load(file)["imitation"]
+    # 256 decisions: 128 against each, two rounds of 64 games.
+    assert imitation["teacher"] == "switch" and imitation["decisions"] == 256
+
+
 @pytest.mark.parametrize(("extra", "message"), [
     (["--rules", "openspiel"], "have none"),
     (["--from-dataset", "somewhere"], "hold no match record"),
+    (["--clone-resumed"], "give --resume"),
+    (["--imitate-opponent", " , "], "names no agent"),
 ])
 def test_misuse_is_refused_before_anything_is_written(tmp_path, extra, message):
     run_dir = tmp_path / "never"

@@ -18,7 +18,7 @@ from gin_env.game.observation import RECORD_OBS_SIZE
 from gin_env.game.rules import PRESETS
 from gin_env.optional import require
 from gin_env.training.config import Args
-from gin_env.training.opponents import SELF, batched_agent, parse_schedule
+from gin_env.training.opponents import SELF, batched_agent, listed, parse_schedule
 from gin_env.training.run_files import RUN_FILES, check_run_dir, new_history, read_history
 
 #: The largest ``--seed``: SB3 seeds numpy's legacy generator (below 2**32) with it plus a resumed run's step count.
@@ -90,6 +90,9 @@ def check_names(args: Args) -> None:
         raise ValueError(f"--opponents {args.opponents!r}: {err}") from None
     if args.match_record and PRESETS[args.rules].target is None:
         raise ValueError(f"--match-record plays games to the target, and --rules {args.rules} have none")
+    if args.clone_resumed and not (args.resume and args.imitate_steps):
+        raise ValueError("--clone-resumed clones the teacher into the --resume model: give --resume and a "
+                         "positive --imitate-steps")
     if args.match_record and args.from_dataset:
         raise ValueError("--match-record with --from-dataset: the datasets' observations hold no match record")
 
@@ -110,7 +113,10 @@ def check_agents(args: Args) -> None:
     for name in sorted(names):
         load_agent("--opponents", name, batched=True)
     load_agent("--teacher", args.teacher, batched=True)
-    load_agent("--imitate-opponent", args.imitate_opponent, batched=True)
+    if not listed(args.imitate_opponent):
+        raise ValueError(f"--imitate-opponent {args.imitate_opponent!r} names no agent")
+    for name in listed(args.imitate_opponent):
+        load_agent("--imitate-opponent", name, batched=True)
     load_agent("--eval-opponent", args.eval_opponent, batched=False)
 
 

@@ -44,7 +44,10 @@ class Args:
         "help": "clone the recorded agent of these Minari datasets (ids or folders, separated by commas; gin-env "
                 "dataset writes them) instead of collecting --teacher's decisions, also into a --resume model; "
                 "--imitate-steps caps the decisions read"})
-    imitate_opponent: str = field(default="simple", metadata={"help": "the teacher's opponent while collecting"})
+    imitate_opponent: str = field(default="simple", metadata={
+        "help": "the teacher's opponent while collecting (several, separated by commas, share the decisions)"})
+    clone_resumed: bool = field(default=False, metadata={
+        "help": "clone --teacher into the --resume model too, before PPO (a --from-dataset always is)"})
     imitate_epochs: int = field(default=6, metadata={"help": "passes over the collected decisions"})
     knock_weight: float = field(default=10.0, metadata={
         "help": "cloning loss weight of decisions where a knock is legal, relative to the others"})

@@ -78,9 +78,9 @@ def _start(args: Args, history: dict, env):
     line = _plan_line(args, model, end)
     if line:
         print(line)
-    # A dataset is cloned into a resumed model too (a fine-tune, as expert iteration does); a teacher only warms a
-    # new one.
-    if args.from_dataset or (not args.resume and args.imitate_steps):
+    # A dataset is cloned into a resumed model too (a fine-tune, as expert iteration does); a teacher warms a new
+    # one, and a resumed one only when asked (--clone-resumed).
+    if args.from_dataset or (args.imitate_steps and (not args.resume or args.clone_resumed)):
         imitate(model, args, history)
     return model, end
 

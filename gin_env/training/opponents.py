@@ -70,6 +70,11 @@ def allocate(weights: dict[str, float], slots: int) -> list[str]:
     return [name for name, count in zip(names, counts) for _ in range(count)]
 
 
+def listed(text: str) -> list[str]:
+    """The names of a list separated by commas (``--imitate-opponent``), in order, blanks dropped."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
 def batched_agent(name: str):
     """An agent by name, for batched play (a pool opponent, the teacher and its opponent); it needs ``act_batch``."""
     agent = agents.load(name)
