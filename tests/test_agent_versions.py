@@ -13,7 +13,7 @@ from gin_env.agents.search import SearchAgent
 NEWEST = {"random": "random-v1", "simple": "simple-v1", "expert": "expert-v2", "search": "search-v2",
           "ppo": "ppo-v5", "ppo-expert": "ppo-expert-v1", "knocker": "knocker-v1",
           "early-knocker": "early-knocker-v1", "gin-hunter": "gin-hunter-v1", "undercutter": "undercutter-v1",
-          "exit": "exit-v1"}
+          "exit": "exit-v1", "switch": "switch-v1"}
 
 
 @pytest.mark.parametrize("name", agents.versioned_names())
@@ -64,5 +64,5 @@ def test_an_unknown_version_is_refused_with_the_known_names(name, versions):
 def test_a_name_that_is_no_agent_lists_the_known_names_without_versions_of_its_own():
     with pytest.raises(ValueError, match=r"^unknown agent 'grandmaster-v1'; known agents: early-knocker, exit, expert, "
                                          r"gin-hunter, knocker, ppo, ppo-expert, random, search, simple, "
-                                         r"undercutter .*search-v2.*module:attr"):
+                                         r"switch, undercutter .*search-v2.*module:attr"):
         agents.load("grandmaster-v1")
