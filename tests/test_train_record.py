@@ -14,9 +14,10 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from gin_env import agents  # noqa: E402
 from gin_env.agents import numpy_policy, ppo  # noqa: E402
 from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE, encode  # noqa: E402
-from gin_env.training import checks, config, export, loop, widen  # noqa: E402
+from gin_env.training import checks, config, export, loop, pool_env, widen  # noqa: E402
 from tests.test_train import decision_views  # noqa: E402
 
 TINY = ["--num-envs", "64", "--slots", "2", "--n-steps", "16", "--batch-size", "256", "--n-epochs", "1",
@@ -102,3 +103,27 @@ def test_a_plain_model_still_reads_the_plain_observation(plain):
     agent = ppo.load_model(plain)
     assert not agent.match_record
     assert encode(decision_views(agent, 1)[0]).shape == (OBS_SIZE,)
+
+
+def test_the_shaping_telescopes_over_a_whole_game():
+    """Potential-based shaping leaves the best policy alone only if it telescopes over the episode: with gamma 1, a
+    game's shaping rewards sum to minus the potential of its first observation, however many hands it had (a
+    potential zeroed at each hand's end would pay each new deal's deadwood instead)."""
+    args = config.parse_args([*TINY, "--match-record", "--gamma", "1", "--num-envs", "8", "--slots", "1"])
+    env = pool_env.PoolVecEnv(args)
+    env.set_opponent(0, agents.load("simple"))
+    obs = env.reset()
+    rng = np.random.default_rng(2)
+    start = pool_env.potential(obs, args)
+    shaping, games = np.zeros(8), []
+    while len(games) < 8:
+        masks = np.stack(env.env_method("action_masks"))
+        env.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        obs, rewards, dones, infos = env.step_wait()
+        raw = np.array([info.get("outcome_points", 0) for info in infos]) / args.reward_scale
+        shaping += rewards - raw
+        for i in np.flatnonzero(dones):
+            games.append((shaping[i], start[i]))
+            shaping[i], start[i] = 0.0, pool_env.potential(obs[i:i + 1], args)[0]
+    for total, first in games:
+        assert total == pytest.approx(-first, abs=1e-4)

@@ -11,7 +11,7 @@ from gin_env.game.actions import BIG_GIN, KNOCK_BASE, N_ACTIONS
 from gin_env.optional import require
 from gin_env.training.config import Args
 from gin_env.training.opponents import batched_agent, listed
-from gin_env.training.pool_env import episodes, hand_ends, potential
+from gin_env.training.pool_env import episodes, potential
 
 torch = require("torch", "training")
 tqdm = require("tqdm", "training's progress bar").tqdm
@@ -40,34 +40,31 @@ def _collect(args: Args, teacher, opponent: str, rounds: int, k: int) -> dict[st
     rng = np.random.default_rng([args.seed, 2] + [k] * (k > 0))
     games = np.arange(args.num_envs)
     rounds = max(1, rounds)
-    obs = np.empty((rounds + 1, *venv.observation_space.shape), dtype=np.float32)
+    obs = np.empty((rounds, *venv.observation_space.shape), dtype=np.float32)
     masks = np.empty((rounds, args.num_envs, N_ACTIONS), dtype=bool)
     actions = np.empty((rounds, args.num_envs), dtype=np.int64)
     rewards = np.empty((rounds, args.num_envs), dtype=np.float32)
     dones = np.empty((rounds, args.num_envs), dtype=bool)
-    hand_over = np.empty((rounds, args.num_envs), dtype=bool)
     for t in tqdm(range(rounds), desc=f"collecting {args.teacher} against {opponent}", unit="round",
                   disable=not args.progress):
         obs[t], masks[t] = now, venv.action_masks()
         view = batch_view(venv.batch, games, venv.learner, venv.scores, venv.table.match_record)
         actions[t] = chosen = teacher.act_batch(view, rng)
-        now, rewards[t], terminated, truncated, info = venv.step(chosen)
+        now, rewards[t], terminated, truncated, _ = venv.step(chosen)
         dones[t] = terminated | truncated
-        hand_over[t] = hand_ends(dones[t], info.get("_outcome_kind", False), args)
-    obs[rounds] = now
-    phi = potential(obs.reshape(-1, obs.shape[-1]), args).reshape(rounds + 1, args.num_envs)
-    # The shaped rewards PPO's critic sees (``PoolVecEnv``): the potential is 0 at the end of every hand.
-    shaped = rewards + args.gamma * np.where(hand_over, 0.0, phi[1:]) - phi[:-1]
     returns = np.zeros((rounds, args.num_envs), dtype=np.float32)
     has_return = np.zeros((rounds, args.num_envs), dtype=bool)
     following, ended = np.zeros(args.num_envs, dtype=np.float32), np.zeros(args.num_envs, dtype=bool)
     for t in range(rounds - 1, -1, -1):
-        following = shaped[t] + args.gamma * np.where(dones[t], 0.0, following)
+        following = rewards[t] + args.gamma * np.where(dones[t], 0.0, following)
         ended |= dones[t]
         returns[t], has_return[t] = following, ended
     flat = lambda a: a.reshape(rounds * args.num_envs, *a.shape[2:])  # noqa: E731
-    return {"obs": flat(obs[:rounds]), "masks": flat(masks), "actions": flat(actions),
-            "values": flat(returns).astype(np.float32), "has_return": flat(has_return)}
+    obs = flat(obs)
+    # Shaped return = raw return - potential of the start (the shaping terms telescope, potential 0 at the end).
+    values = flat(returns) - potential(obs, args)
+    return {"obs": obs, "masks": flat(masks), "actions": flat(actions), "values": values.astype(np.float32),
+            "has_return": flat(has_return)}
 
 
 def dataset_sources(args: Args) -> list[str]:

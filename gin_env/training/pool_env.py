@@ -26,13 +26,6 @@ def potential(obs: np.ndarray, args: Args) -> np.ndarray:
     return -args.shaping * obs[:, DEADWOOD_ENTRY] * DEADWOOD_SCALE / args.reward_scale
 
 
-def hand_ends(dones: np.ndarray, outcomes, args: Args) -> np.ndarray:
-    """Where a hand ended in a step, for the shaping: where the episode did, and with ``--match-record`` where a hand
-    of the game did too (``outcomes``: the steps that report a hand's outcome). Single-hand episodes report with
-    an episode's first step a hand dealt before it, which is no end of the hand in play."""
-    return dones | outcomes if args.match_record else dones
-
-
 def episodes(args: Args) -> dict:
     """The vector env's episode arguments for ``args``: single hands, or with ``--match-record`` games to the target
     with the match record in the learner's observation."""
@@ -66,10 +59,10 @@ class PoolVecEnv(VecEnvWrapper):
 
     def step_wait(self):
         obs, rewards, dones, infos = self.venv.step_wait()
-        # Shaping F = gamma * phi(s') - phi(s), with phi = 0 at the end of a hand (the observation of an ended hand
-        # is already the next one's first; in a game to the target, the next hand's deal is no action's doing).
+        # Shaping F = gamma * phi(s') - phi(s), with phi = 0 at the end of an episode (the observation of an ended
+        # game is already the next episode's first one). Within a game to the target, phi runs on across its hands:
+        # zeroing it at each hand's end would pay every new deal's deadwood, a reward for playing more hands.
         now = potential(obs, self.args)
-        hand_over = hand_ends(dones, np.array(["outcome_kind" in info for info in infos], dtype=bool), self.args)
-        rewards = rewards + (self.args.gamma * np.where(hand_over, 0.0, now) - self.potential).astype(np.float32)
+        rewards = rewards + (self.args.gamma * np.where(dones, 0.0, now) - self.potential).astype(np.float32)
         self.potential = now
         return obs, rewards, dones, infos
