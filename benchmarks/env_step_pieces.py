@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gin_env.envs.gin_rummy import GinRummyEnv  # noqa: E402
 from gin_env.game import engine, match, observation
+from gin_env.game.match_record import EMPTY_RECORD
 from gin_env.game.solver import scalar  # noqa: E402
 from gin_env.table import two_players as table
 
@@ -51,7 +52,8 @@ def play(env: GinRummyEnv, steps: int, seed: int) -> float:
 
 
 def trace(steps: int, seed: int) -> tuple[list[tuple], list[tuple]]:
-    """The (state, action) of every engine step and the (state, seat, scores) of every learner view of one run."""
+    """The (state, action) of every engine step and the (state, seat, scores, record) of every learner view of one
+    run."""
     steps_seen, views_seen = [], []
     step, view = match.engine.step, table.view
 
@@ -59,9 +61,9 @@ def trace(steps: int, seed: int) -> tuple[list[tuple], list[tuple]]:
         steps_seen.append((state, action))
         return step(state, action)
 
-    def traced_view(state, seat, scores=(0, 0)):
-        views_seen.append((state, seat, scores))
-        return view(state, seat, scores)
+    def traced_view(state, seat, scores=(0, 0), record=EMPTY_RECORD):
+        views_seen.append((state, seat, scores, record))
+        return view(state, seat, scores, record)
 
     match.engine.step, table.view = traced_step, traced_view
     try:
@@ -98,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     n = args.steps
     print(f"tracing {n:,} learner steps ...", flush=True)
     steps, views = trace(n, args.seed)
-    learner_states = {id(state) for state, _, _ in views}
+    learner_states = {id(state) for state, *_ in views}
     opponent_states = [(state,) for state, _ in steps if id(state) not in learner_states]
     encoded = [(observation.view(*v),) for v in views]
     print("timing each piece ...", flush=True)

@@ -185,7 +185,7 @@ def test_load_builtin_agents():
     assert isinstance(agents.load("simple"), SimpleAgent)
     assert isinstance(agents.load("simple"), agents.Agent)
     assert agents.names() == ["early-knocker", "exit", "expert", "gin-hunter", "knocker", "ppo", "ppo-expert", "random",
-                              "search", "simple", "undercutter"]
+                              "search", "simple", "switch", "undercutter"]
 
 
 def test_load_unknown_names_fail_clearly():

@@ -24,7 +24,7 @@ def test_trace_records_both_players_and_restores_the_library():
     # Every learner step is the learner's action and, mostly, the opponent's reply; resets add views.
     assert len(views) >= 200 and len(steps) >= 300
     assert {state.current for state, _ in steps} == {0, 1}
-    assert all(isinstance(state, engine.HandState) for state, _, _ in views)
+    assert all(isinstance(state, engine.HandState) for state, _, _, _ in views)
 
 
 def test_prints_every_piece_and_the_whole_loop(capsys):
