@@ -108,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         f"engine.step, both players ({len(steps) / n:.1f} per learner step)": per_step(engine.step, steps, n),
         "engine.legal_mask, the opponent's": per_step(engine.legal_mask, opponent_states, n),
         "observation.view, the learner's": per_step(observation.view, views, n),
-        "- of which engine.legal_mask": per_step(engine.legal_mask, [(s,) for s, _, _ in views], n),
-        "- of which own_deadwood": per_step(observation.own_deadwood, [(s, p) for s, p, _ in views], n),
+        "- of which engine.legal_mask": per_step(engine.legal_mask, [(s,) for s, *_ in views], n),
+        "- of which own_deadwood": per_step(observation.own_deadwood, [(s, p) for s, p, *_ in views], n),
         "observation.encode": per_step(observation.encode, encoded, n),
     }
     pieces = sum(cost for name, cost in rows.items() if not name.startswith("-"))
