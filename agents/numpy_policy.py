@@ -59,7 +59,7 @@ class NumpyPolicyAgent(PolicyAgent):
     def __init__(self, weights: dict[str, np.ndarray], path: str | None = None, deterministic: bool = True) -> None:
         check_flag("numpy policy agent", "deterministic", deterministic)
         source = repr(path) if path else "the policy weights"
-        check_shapes({key: np.shape(weights[key]) for key in PARAMETERS if key in weights}, source)
+        obs_size = check_shapes({key: np.shape(weights[key]) for key in PARAMETERS if key in weights}, source)
         w = {key: np.asarray(weights[key], dtype=np.float32) for key in PARAMETERS}
         bad = [key for key, value in w.items() if not np.isfinite(value).all()]
         if bad:
@@ -74,7 +74,7 @@ class NumpyPolicyAgent(PolicyAgent):
         self._mix = _taps(mix[:, :c]), _taps(mix[:, c:]), w[_FEATURES + "mix.bias"]
         # torch flattens the card maps channel-major (channel, card); here they lie card-major (card, channel).
         summary = w[_FEATURES + "summary.0.weight"].T
-        self.match_record = summary.shape[0] - c * cards.N_CARDS + _N_PLANE_ENTRIES == RECORD_OBS_SIZE
+        self.match_record = obs_size == RECORD_OBS_SIZE
         per_card = summary[:c * cards.N_CARDS].reshape(c, cards.N_CARDS, -1).transpose(1, 0, 2).reshape(
             c * cards.N_CARDS, -1)
         self._summary = np.ascontiguousarray(per_card), np.ascontiguousarray(summary[c * cards.N_CARDS:]), \
@@ -131,11 +131,12 @@ def _shift_sum(products: np.ndarray, out: int) -> np.ndarray:
 MAX_WEIGHTS = 2**25
 
 
-def check_shapes(shapes: dict[str, tuple], source: str) -> None:
+def check_shapes(shapes: dict[str, tuple], source: str) -> int:
     """``ValueError`` naming ``source`` unless ``shapes`` (by torch name) are those of a complete actor of
     :class:`agents.networks.CardPolicy`: every one of :data:`PARAMETERS`, each of the shape that the widths read
     from the biases (channels, global numbers, hidden units) and the observation it reads (``OBS_SIZE`` entries, or
-    ``RECORD_OBS_SIZE`` with the match record) give it, and no more than :data:`MAX_WEIGHTS` in all."""
+    ``RECORD_OBS_SIZE`` with the match record) give it, and no more than :data:`MAX_WEIGHTS` in all. Returns that
+    observation's number of entries."""
     missing = [key for key in PARAMETERS if key not in shapes]
     if missing:
         raise ValueError(f"{source} lacks the policy weights {', '.join(missing)}")
@@ -145,7 +146,8 @@ def check_shapes(shapes: dict[str, tuple], source: str) -> None:
             raise ValueError(f"{source} holds weights of another network shape: its {key!r} has shape "
                              f"{tuple(shapes[key])}, not (width,)")
         widths.append(int(shapes[key][0]))
-    expected = _expected_shapes(*widths, _observation_size(shapes, widths[0], source))
+    obs_size = _observation_size(shapes, widths[0], source)
+    expected = _expected_shapes(*widths, obs_size)
     for key in PARAMETERS:
         if tuple(shapes[key]) != expected[key]:
             raise ValueError(f"{source} holds weights of another network shape: its {key!r} has shape "
@@ -154,6 +156,7 @@ def check_shapes(shapes: dict[str, tuple], source: str) -> None:
     if total > MAX_WEIGHTS:
         raise ValueError(f"{source} holds a network of {total:,} weights; a policy file holds at most "
                          f"{MAX_WEIGHTS:,}")
+    return obs_size
 
 
 def _observation_size(shapes: dict[str, tuple], channels: int, source: str) -> int:

@@ -68,7 +68,7 @@ from gin_env.belief import OpponentModel, sample_batch
 from gin_env.game import cards, solver
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.game.engine import DISCARD, DRAW, OFFER, OVER
-from gin_env.game.match_record import RECORD_KINDS
+from gin_env.game.match_record import RECORD_KINDS, seen_by
 from gin_env.game.observation import PlayerView, encode
 from gin_env.game.rules import Rules
 
@@ -280,8 +280,8 @@ class SearchAgent:
 
 def by_player(record: tuple[int, ...], player: int) -> np.ndarray:
     """A view's match record (own counts first) as ``(2, len(RECORD_KINDS))`` counts indexed by player."""
-    counts = np.asarray(record, dtype=np.int64).reshape(2, len(RECORD_KINDS))
-    return counts if player == 0 else counts[::-1].copy()
+    # Swapping the halves is its own inverse: seen_by turns own-first back into player order.
+    return np.asarray(seen_by(record, player), dtype=np.int64).reshape(2, len(RECORD_KINDS))
 
 
 def play_out(batch: HandBatch, rng: np.random.Generator, policy=_SIMPLE, record: np.ndarray | None = None) -> None:

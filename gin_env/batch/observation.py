@@ -16,7 +16,7 @@ from gin_env.game import cards, solver
 from gin_env.game.cards import card_bits
 from gin_env.game.engine import DISCARD, OVER
 from gin_env.game.match_record import EMPTY_RECORD, RECORD_SIZE, encode_record
-from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE, PlayerView, view
+from gin_env.game.observation import OBS_SIZE, PlayerView, obs_size, view
 
 _FULL_DECK = np.uint64(cards.FULL_DECK)
 #: The scores ``encode_rows`` reads when a view has none (single-hand play: every score entry is 0).
@@ -202,7 +202,7 @@ def encode_batch(v: BatchView, out: np.ndarray | None = None, match_record: bool
     b = v._batch()
     k = v.player.size
     if out is None:
-        out = np.empty((k, RECORD_OBS_SIZE if match_record else OBS_SIZE), dtype=np.float32)
+        out = np.empty((k, obs_size(match_record)), dtype=np.float32)
     scores = v.scores if v._scores is not None else _NO_SCORES
     encode_rows(v._games, v.player, scores, v.rules.target or 0, b.numbers, b.card_masks, b.player_masks, out)
     if match_record:

@@ -12,7 +12,7 @@ import numpy as np
 from gin_env.envs import hand_history, roles
 from gin_env.game import engine
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import PlayerView, encode, obs_bounds
+from gin_env.game.observation import PlayerView, encode, obs_bounds, obs_size
 from gin_env.game.rules import Rules
 from gin_env.table.checks import (
     ILLEGAL_ACTION_REWARD,
@@ -357,7 +357,7 @@ class GinRummyEnv(AtTable, gym.Env):
         view = self._view = self.table.agent_view(self.learner)
         if view is None:
             self._mask = np.zeros(N_ACTIONS, dtype=bool)
-            return self._history.observe(np.zeros_like(obs_bounds(self.match_record)[0]))
+            return self._history.observe(np.zeros(obs_size(self.match_record), dtype=np.float32))
         self._mask = view.legal_mask
         return self._history.observe(encode(view, self.match_record))
 

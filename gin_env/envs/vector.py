@@ -22,7 +22,7 @@ from gin_env.batch.observation import batch_view, encode_batch
 from gin_env.envs import hand_history
 from gin_env.game import engine
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE, obs_bounds
+from gin_env.game.observation import obs_bounds, obs_size
 from gin_env.game.rules import Rules, format_name
 from gin_env.table.batched import BatchTable
 from gin_env.table.checks import (
@@ -158,7 +158,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self.opponent_actions = 0
         self._opponent_rng: np.random.Generator | None = None
         self._all = np.arange(num_envs)
-        width = RECORD_OBS_SIZE if self.match_record else OBS_SIZE
+        width = obs_size(self.match_record)
         self._observations = _RecycledArrays((num_envs, width), kept=2)
         # One memory only, so that the rows to clear when it is reused are those written last.
         self._final_observations = _RecycledArrays((num_envs, width), kept=1)
@@ -344,8 +344,8 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         return obs if self.history is None else {"observation": obs, "history": self.history.tokens.copy()}
 
     def _final_obs(self, done: np.ndarray) -> np.ndarray | dict:
-        """``(num_envs, OBS_SIZE)``: the last observation of the games in ``done``, zero elsewhere (with the
-        histories, a dict of both)."""
+        """``(num_envs, obs_size(match_record))``: the last observation of the games in ``done``, zero elsewhere
+        (with the histories, a dict of both)."""
         final_obs, fresh = self._final_observations.lend()
         if not fresh:
             final_obs[self._final_rows] = 0.0

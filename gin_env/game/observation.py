@@ -98,6 +98,11 @@ RECORD_OBS_LAYOUT: dict[str, slice] = {**OBS_LAYOUT, "record": slice(OBS_SIZE, O
 RECORD_OBS_SIZE = OBS_SIZE + RECORD_SIZE
 
 
+def obs_size(match_record: bool = False) -> int:
+    """The entries of the encoding: ``OBS_SIZE``, or ``RECORD_OBS_SIZE`` with the match record."""
+    return RECORD_OBS_SIZE if match_record else OBS_SIZE
+
+
 def obs_bounds(match_record: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The low and high bounds of every entry of the encoding, with the match record or without."""
     if not match_record:
@@ -211,7 +216,7 @@ def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0),
 def encode(v: PlayerView, match_record: bool = False) -> np.ndarray:
     """The flat ``(OBS_SIZE,)`` float32 encoding of a view (layout: ``OBS_LAYOUT``); with ``match_record``, the
     ``(RECORD_OBS_SIZE,)`` one, the view's match record appended (``RECORD_OBS_LAYOUT``)."""
-    out = np.empty(RECORD_OBS_SIZE if match_record else OBS_SIZE, dtype=np.float32)
+    out = np.empty(obs_size(match_record), dtype=np.float32)
     top = 1 << v.top_discard if v.top_discard != engine.NO_CARD else 0
     target = v.target
     own, opp = (min(v.scores[0] / target, 1.0), min(v.scores[1] / target, 1.0)) if target else (0.0, 0.0)

@@ -113,9 +113,10 @@ def check_agents(args: Args) -> None:
     for name in sorted(names):
         load_agent("--opponents", name, batched=True)
     load_agent("--teacher", args.teacher, batched=True)
-    if not listed(args.imitate_opponent):
+    imitated = listed(args.imitate_opponent)
+    if not imitated:
         raise ValueError(f"--imitate-opponent {args.imitate_opponent!r} names no agent")
-    for name in listed(args.imitate_opponent):
+    for name in imitated:
         load_agent("--imitate-opponent", name, batched=True)
     load_agent("--eval-opponent", args.eval_opponent, batched=False)
 

@@ -27,7 +27,7 @@ def collect_teacher_games(args: Args) -> dict[str, np.ndarray]:
     they are kept for the policy but get ``has_return`` False."""
     teacher = batched_agent(args.teacher)
     names = listed(args.imitate_opponent)
-    parts = [_collect(args, teacher, name, max(1, args.imitate_steps // len(names)) // args.num_envs, k)
+    parts = [_collect(args, teacher, name, args.imitate_steps // len(names) // args.num_envs, k)
              for k, name in enumerate(names)]
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
@@ -37,6 +37,7 @@ def _collect(args: Args, teacher, opponent: str, rounds: int, k: int) -> dict[st
     venv = GinRummyVectorEnv(args.num_envs, rules=args.rules, opponent=batched_agent(opponent),
                              reward_scale=args.reward_scale, **episodes(args))
     now, _ = venv.reset(seed=args.seed + k)
+    # The first opponent's streams are those a run with one opponent has always had.
     rng = np.random.default_rng([args.seed, 2] + [k] * (k > 0))
     games = np.arange(args.num_envs)
     rounds = max(1, rounds)
