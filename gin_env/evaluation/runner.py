@@ -4,6 +4,7 @@ place by game number, so the numbers depend only on the agents, the rules, the n
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -74,31 +75,52 @@ def count_game() -> None:
         _games_played.value += 1
 
 
+#: The variables that size the thread pools of the BLAS under numpy (OpenBLAS, MKL) and of torch. Each library reads
+#: them once, when it loads, so a worker must have them from its start: set in the worker after numpy is imported,
+#: they change nothing, and two workers of two BLAS threads each on two cores ran the search 4.8 times slower.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def _init_worker(games_played=None) -> None:
-    """Pool initializer: keep the shared count of games played (``games_played``, for the progress bar); and one
-    torch thread per worker: torch (loaded with a PPO agent) would start a thread per core in every worker, and with
-    a worker per core those threads spin against each other (a batch-of-one forward pass took 87 ms of CPU instead
-    of 0.6 ms), so one thread each, set before torch is imported."""
+    """Pool initializer: keep the shared count of games played (``games_played``, for the progress bar)."""
     global _games_played
     _games_played = games_played
-    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[variable] = "1"
+
+
+@contextlib.contextmanager
+def one_thread_children():
+    """Within the block, processes started inherit one thread for numpy's BLAS and for torch
+    (:data:`THREAD_VARIABLES`): workers fill the cores already, and a library's own threads in each spin against each
+    other's (torch took 87 ms of CPU for a batch-of-one forward pass instead of 0.6 ms). This process's environment
+    is given back as it was."""
+    saved = {variable: os.environ.get(variable) for variable in THREAD_VARIABLES}
+    os.environ.update({variable: "1" for variable in THREAD_VARIABLES})
+    try:
+        yield
+    finally:
+        for variable, value in saved.items():
+            if value is None:
+                del os.environ[variable]
+            else:
+                os.environ[variable] = value
 
 
 def start_pool(workers: int, games_played):
-    """``workers`` spawned processes that ignore Ctrl-C from their first instruction: a terminal sends it to every
-    process in the group, and only the parent must act on it (it stops the pool). Ignored signals stay ignored
-    across the spawn's exec, so SIGINT is ignored while the workers start, then handed back to the parent."""
+    """``workers`` spawned processes of one BLAS and torch thread each (:func:`one_thread_children`) that ignore
+    Ctrl-C from their first instruction: a terminal sends it to every process in the group, and only the parent must
+    act on it (it stops the pool). Ignored signals stay ignored across the spawn's exec, so SIGINT is ignored while
+    the workers start, then handed back to the parent."""
     # Not fork: a forked worker deadlocks in torch once the parent has used it (evaluate() loads every agent first,
     # to check it, and a PPO model runs torch on loading); spawn works on every platform.
     context = get_context("spawn")
-    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
-        return context.Pool(workers, initializer=_init_worker, initargs=(games_played,))
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        return context.Pool(workers, initializer=_init_worker, initargs=(games_played,))
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    with one_thread_children():
+        if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+            return context.Pool(workers, initializer=_init_worker, initargs=(games_played,))
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return context.Pool(workers, initializer=_init_worker, initargs=(games_played,))
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _play_on_pool(tasks: list[Task], results: dict, n: int, workers: int, bar: Progress,
