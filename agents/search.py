@@ -5,8 +5,10 @@ The **guide** chooses first: it makes the draws, proposes the actions worth sear
 unless the search finds a clearly better one. By default the guide is ``"ppo-expert"``: the shipped PPO policy
 fine-tuned mostly against the expert, its actor run in numpy (:mod:`agents.numpy_policy`, no torch needed). A network
 guide also plays both sides of every rollout, greedily. ``guide="ppo"`` is the shipped PPO agent's own network, a
-path to a ``.npz`` any network of that shape (``gin-env export --numpy``), and ``guide="expert"`` the expert, with
-the simple agent's compiled policy (it knocks as soon as it may) playing the rollouts.
+path to a ``.npz`` any network of that shape (``gin-env export --numpy``), ``guide="switch"`` the network that
+``switch-v1`` plays for the view's match record (``agents.switch``: ``ppo-v5`` against an opponent that wins by plain
+knocks, ``exit-v1`` otherwise), and ``guide="expert"`` the expert, with the simple agent's compiled policy (it knocks
+as soon as it may) playing the rollouts.
 
 At each decision with more than one sensible action, where a network guide gives its choice less than ``trust``
 probability, it
@@ -21,7 +23,8 @@ probability, it
    rest of the unseen cards form the stock, in random order;
 2. **plays** every (sample x candidate action) continuation to the end of the hand in one ``HandBatch`` (sampled
    once, each sample copied once per candidate with ``HandBatch.take``), both players
-   following the rollout policy (simple, or the guide network greedily);
+   following the rollout policy (simple, or the guide network greedily); with ``opponent="record"`` the opponent's
+   moves are simple's where the match record shows it winning hands by plain knocks, as simple does;
 3. **picks** the candidate with the best mean value over the samples, the same samples for every candidate so that
    luck of the deal cancels between them (:func:`choose`); but another candidate than the guide's choice must beat
    it by more than ``margin`` standard errors of their paired difference. The rollouts model the opponent as the
@@ -34,8 +37,8 @@ draw it takes the guide's choice, unless ``search_draws`` makes taking and leavi
 
 **Value.** When the view shows no target (rules with ``target`` None, as ``evaluate --deals`` plays) the value is the
 hand's signed points. Otherwise it is the probability of winning the game once the hand is scored
-(:func:`game_win_table`: both players equally likely to win each later hand, its points drawn from hands of simple
-against simple under the same rules), blended with the hand points:
+(:func:`.rollouts.game_win_table`: both players equally likely to win each later hand, its points drawn from hands
+of simple against simple under the same rules), blended with the hand points:
 ``(1 - points_weight) * target * P(win) + points_weight * points``. Far from the target that is close to the points
 alone; near it, a knock that wins the game beats a bigger gin later, and a player far behind prefers the bigger
 swing.
@@ -56,36 +59,34 @@ Version history:
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from gin_env.batch.hand_batch import HandBatch
-from gin_env.batch.observation import batch_view
 from gin_env.belief import OpponentModel, sample_batch
 from gin_env.game import cards, solver
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from gin_env.game.engine import DISCARD, DRAW, OFFER, OVER
-from gin_env.game.match_record import RECORD_KINDS, seen_by
+from gin_env.game.engine import DISCARD, DRAW, OFFER
 from gin_env.game.observation import PlayerView, encode
-from gin_env.game.rules import Rules
 
 from . import numpy_policy
 from .expert import ExpertAgent
 from .params import check_flag, check_number
-from .simple import SimpleAgent
+from .rollouts import SIMPLE, by_player, hand_value, play_out
+from .switch import SwitchAgent, knocker_opponents
 
-_SIMPLE = SimpleAgent()
 #: The guides choose without chance; a generator that is never drawn from keeps the caller's stream untouched.
 _NO_CHANCE = np.random.default_rng(0)
 
 
 #: The guides by name: the expert, or a shipped network (``numpy_policy.SHIPPED``); a path to a ``.npz`` of policy
 #: weights is a guide too.
-GUIDES = ("expert", *numpy_policy.SHIPPED)
+GUIDES = ("expert", *numpy_policy.SHIPPED, "switch")
 
+
+#: The opponent models of the rollouts (``SearchParams.opponent``).
+OPPONENT_MODELS = ("guide", "record")
 
 #: The most ``replay`` steps per opponent discard: each step solves every sampled hand, so the cost of a decision
 #: grows with it (docs/search.md measured 0 to 2).
@@ -97,8 +98,9 @@ class SearchParams:
     """The search agent's numbers (docs/search.md tells how the defaults were measured)."""
 
     #: Who chooses first, proposes the candidates and makes the draws: a shipped policy network run in numpy, which
-    #: also plays the rollouts ("ppo-expert", fine-tuned against the expert; "ppo", the ppo agent's), a path to such
-    #: weights (``.npz``, ``gin-env export --numpy``), or "expert" (simple plays the rollouts).
+    #: also plays the rollouts ("ppo-expert", fine-tuned against the expert; "ppo", the ppo agent's; "exit"), a path
+    #: to such weights (``.npz``, ``gin-env export --numpy``), "switch" (switch-v1's network for the view's match
+    #: record), or "expert" (simple plays the rollouts).
     guide: str = "ppo-expert"
     #: Determinizations per decision.
     samples: int = 32
@@ -127,6 +129,10 @@ class SearchParams:
     #: A network guide's choice is played without search when the network gives it at least this probability over
     #: the legal actions (None: always search). The expert gives no probabilities, so it does not apply to it.
     trust: float | None = 0.9
+    #: Who the opponent is in the rollouts: "guide" (the guide network, or simple under the expert guide), or
+    #: "record": simple's compiled policy against an opponent the match record shows winning by plain knocks
+    #: (``switch.knocker_opponents``), the guide otherwise.
+    opponent: str = "guide"
 
     def __post_init__(self) -> None:
         if not isinstance(self.guide, str):
@@ -144,6 +150,9 @@ class SearchParams:
         check_number("search", "points_weight", self.points_weight, low=0, high=1)
         check_number("search", "margin", self.margin, low=0)
         check_number("search", "trust", self.trust, low=0, low_open=True, high=1, none=True)
+        if self.opponent not in OPPONENT_MODELS:
+            raise ValueError(f"search parameter 'opponent' must be one of {', '.join(OPPONENT_MODELS)}, got "
+                             f"{self.opponent!r}")
 
 
 class SearchAgent:
@@ -159,18 +168,34 @@ class SearchAgent:
         base = params or SearchParams()
         self.params = dataclasses.replace(base, **overrides) if overrides else base
         guide = self.params.guide
+        self._switch = None
         if guide == "expert":
-            self._guide, self._rollout = ExpertAgent(), _SIMPLE
+            self._fixed_guide = ExpertAgent()
+        elif guide == "switch":
+            self._switch = SwitchAgent()
         else:
-            network = numpy_policy.shipped(guide) if guide in GUIDES else numpy_policy.load_policy(guide)
-            self._guide = self._rollout = network
+            self._fixed_guide = numpy_policy.shipped(guide) if guide in numpy_policy.SHIPPED \
+                else numpy_policy.load_policy(guide)
+
+    def guide(self, view: PlayerView):
+        """The guide for ``view``: the fixed one, or the network the switch picks by the view's match record."""
+        return self._fixed_guide if self._switch is None else self._switch.network_for(view.record)
+
+    def rollout_policies(self, view: PlayerView) -> tuple:
+        """The policies that play the rollouts for ``view``, (the viewer's, the opponent's): the guide network (or
+        simple's compiled policy for the expert guide) on both sides; with ``opponent="record"``, simple's for an
+        opponent the match record shows winning by plain knocks (``switch.knocker_opponents``)."""
+        guide = self.guide(view)
+        own = SIMPLE if isinstance(guide, ExpertAgent) else guide
+        knocker = self.params.opponent == "record" and knocker_opponents(np.asarray(view.record)[None])[0]
+        return own, SIMPLE if knocker else own
 
     def __repr__(self) -> str:
         return f"SearchAgent({self.params})"
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
         if self._guide_draws(view):
-            return self._guide.act(view, rng)
+            return self.guide(view).act(view, rng)
         candidates = self.candidates(view)
         if len(candidates) == 1 or self._trusts_guide(view):
             return candidates[0]
@@ -185,7 +210,7 @@ class SearchAgent:
 
     def _trusts_guide(self, view: PlayerView) -> bool:
         """Whether a network guide is sure enough of its choice (``trust``) to play it unsearched."""
-        if self.params.trust is None or isinstance(self._guide, ExpertAgent):
+        if self.params.trust is None or isinstance(self.guide(view), ExpertAgent):
             return False
         logits = np.where(view.legal_mask, self._guide_logits(view), -np.inf)
         odds = np.exp(logits - logits.max())
@@ -193,7 +218,8 @@ class SearchAgent:
 
     def _guide_logits(self, view: PlayerView) -> np.ndarray:
         """The network guide's action logits for ``view`` (with its match record, for a network that reads it)."""
-        return self._guide.logits(encode(view, self._guide.match_record)[None])[0]
+        guide = self.guide(view)
+        return guide.logits(encode(view, guide.match_record)[None])[0]
 
     def _guide_draws(self, view: PlayerView) -> bool:
         return view.phase in (OFFER, DRAW) and not self.params.search_draws
@@ -225,16 +251,17 @@ class SearchAgent:
 
     def _guide_first(self, view: PlayerView, candidates: list[int]) -> list[int]:
         """``candidates`` with the guide's own choice moved to the front (both guides choose without chance)."""
-        choice = self._guide.act(view, _NO_CHANCE)
+        choice = self.guide(view).act(view, _NO_CHANCE)
         return [choice] + [a for a in candidates if a != choice] if choice in candidates else candidates
 
     def _ranking(self, view: PlayerView) -> list[int]:
         """The guide's discard-phase actions, best first: the network's legal actions by logit, or the expert's
         discards."""
-        if isinstance(self._guide, ExpertAgent):
+        guide = self.guide(view)
+        if isinstance(guide, ExpertAgent):
             if not view.legal_mask[DISCARD_BASE:DISCARD_BASE + cards.N_CARDS].any():
                 return []
-            return [DISCARD_BASE + c for c in self._guide.discard_ranking(view)]
+            return [DISCARD_BASE + c for c in guide.discard_ranking(view)]
         logits = self._guide_logits(view)
         legal = np.flatnonzero(view.legal_mask)
         return legal[np.argsort(-logits[legal], kind="stable")].tolist()
@@ -269,32 +296,11 @@ class SearchAgent:
         batch = sample_batch(view, n, rng, model=model).take(np.repeat(np.arange(n), k))
         games = np.arange(n * k)
         batch.step(games, np.tile(np.asarray(candidates, dtype=np.int64), n))
-        play_out(batch, rng, self._rollout, by_player(view.record, view.player))
+        own, opponent = self.rollout_policies(view)
+        seats = (own, opponent) if view.player == 0 else (opponent, own)
+        play_out(batch, rng, seats, by_player(view.record, view.player))
         points = batch.player_points(games, np.full(n * k, view.player))
         return hand_value(view, points, p.points_weight).reshape(n, k)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Rollouts and values
-# ---------------------------------------------------------------------------------------------------------------
-
-def by_player(record: tuple[int, ...], player: int) -> np.ndarray:
-    """A view's match record (own counts first) as ``(2, len(RECORD_KINDS))`` counts indexed by player."""
-    # Swapping the halves is its own inverse: seen_by turns own-first back into player order.
-    return np.asarray(seen_by(record, player), dtype=np.int64).reshape(2, len(RECORD_KINDS))
-
-
-def play_out(batch: HandBatch, rng: np.random.Generator, policy=_SIMPLE, record: np.ndarray | None = None) -> None:
-    """Play every game of ``batch`` to the end of its hand, both players following ``policy`` (anything with
-    ``act_batch``: the simple agent's compiled one, or the guide network's), seeing ``record`` (:func:`by_player`,
-    the same in every game: a hand's rollouts happen before it is recorded) as their match record."""
-    while True:
-        live = np.flatnonzero(batch.phase != OVER)
-        if live.size == 0:
-            return
-        records = None if record is None else np.broadcast_to(record, (live.size, *record.shape))
-        v = batch_view(batch, live, batch.current[live], record=records)
-        batch.step(live, policy.act_batch(v, rng), legal_bits=v.legal_bits)
 
 
 def choose(values: np.ndarray, margin: float) -> int:
@@ -309,58 +315,3 @@ def choose(values: np.ndarray, margin: float) -> int:
     diff = values[:, best] - values[:, 0]
     spread = diff.std(ddof=1) / np.sqrt(n) if n > 1 else np.inf
     return best if diff.mean() > margin * spread else 0
-
-
-def hand_value(view: PlayerView, points: np.ndarray, points_weight: float) -> np.ndarray:
-    """The value of a hand that ends with the viewer's signed ``points`` (see the module docstring)."""
-    target = view.target
-    if target is None:
-        return points.astype(np.float64)
-    own, other = view.scores
-    table = game_win_table(view.rules)
-    mine = np.clip(own + np.maximum(points, 0), 0, target)
-    theirs = np.clip(other + np.maximum(-points, 0), 0, target)
-    win = table[mine, theirs]
-    return (1.0 - points_weight) * target * win + points_weight * points
-
-
-#: Hands of simple against simple whose scores make the hand-points distribution of :func:`game_win_table`.
-_MODEL_HANDS = 4096
-_MODEL_SEED = 0
-
-
-@functools.lru_cache(maxsize=16)
-def game_win_table(rules: Rules) -> np.ndarray:
-    """((target+1) x (target+1)) probability that the player with score ``a`` wins a game to ``rules.target`` against
-    one with score ``b``, before a hand: 1 at ``a == target``, 0 at ``b == target`` (scores are capped there). Each
-    later hand that scores is won by either player with probability 1/2, for points drawn from those of
-    ``_MODEL_HANDS`` single hands of simple against simple under ``rules`` (seed ``_MODEL_SEED``); dead hands and
-    ties that score nothing change no score and are left out."""
-    target = rules.target
-    points = _simple_hand_points(rules.replace(target=None))
-    values, counts = np.unique(points[points > 0], return_counts=True)
-    probs = counts / counts.sum()
-    return _win_table(target, values.astype(np.int64), probs)
-
-
-def _simple_hand_points(rules: Rules) -> np.ndarray:
-    """Points of the winner of each of ``_MODEL_HANDS`` hands of simple against simple (0 where nobody won)."""
-    rng = np.random.default_rng(_MODEL_SEED)
-    n = _MODEL_HANDS
-    batch = HandBatch(rules, n)
-    decks = rng.permuted(np.tile(np.arange(cards.N_CARDS), (n, 1)), axis=1)
-    batch.deal(np.arange(n), decks, rng.integers(2, size=n))
-    play_out(batch, rng)
-    return np.where(batch.winner == -1, 0, batch.points)
-
-
-def _win_table(target: int, values: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    win = np.zeros((target + 1, target + 1))
-    win[target, :] = 1.0
-    win[target, target] = 0.5  # unreachable: one hand cannot bring both players to the target
-    for a in range(target - 1, -1, -1):
-        mine = np.minimum(a + values, target)
-        for b in range(target - 1, -1, -1):
-            theirs = np.minimum(b + values, target)
-            win[a, b] = 0.5 * (probs @ win[mine, b]) + 0.5 * (probs @ win[a, theirs])
-    return win

@@ -13,7 +13,8 @@ from pettingzoo.test import api_test  # noqa: E402
 
 from gin_env.envs.pettingzoo import AGENTS, GinRummyAEC, env  # noqa: E402
 from gin_env.game import actions, engine, match
-from gin_env.game.observation import OBS_SIZE, encode, view  # noqa: E402
+from gin_env.game.match_record import encode_record, seen_by  # noqa: E402
+from gin_env.game.observation import OBS_SIZE, RECORD_OBS_LAYOUT, RECORD_OBS_SIZE, encode, view  # noqa: E402
 from gin_env.game.rules import Rules  # noqa: E402
 
 #: api_test warns about any dict observation unless the env is one of PettingZoo's own classic games, which it lists
@@ -24,7 +25,8 @@ DICT_OBSERVATION_WARNINGS = {
 }
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"episode": "match", "rules": "eaai"}, {"rules": "openspiel"}])
+@pytest.mark.parametrize("kwargs", [{}, {"episode": "match", "rules": "eaai"}, {"rules": "openspiel"},
+                                    {"episode": "match", "rules": "eaai", "match_record": True}])
 def test_api_test_passes(kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -120,3 +122,40 @@ def test_render_shows_both_hands():
     aec.reset(seed=1)
     text = aec.render()
     assert "player_0" in text and "player_1" in text and "stock: 31 cards" in text
+
+
+@pytest.mark.parametrize("room", [None, (2, 1)])
+def test_with_the_match_record_each_agent_sees_its_seats_record_own_first(room):
+    """``match_record=True``: every agent's observation is its seat's view encoded with the game's match record
+    (``game.match_record``), its seat's counts first, as ``GinRummy-v0(match_record=True)`` gives it."""
+    aec = env(rules="eaai", episode="match", match_record=True, room=room)
+    assert aec.observation_space(aec.possible_agents[0])["observation"].shape == (RECORD_OBS_SIZE,)
+    aec.reset(seed=1)
+    rng = np.random.default_rng(1)
+    counted = set()
+    for _ in aec.agent_iter():
+        for other in aec.agents:
+            seat = aec.table.seat_of(aec._index[other]) if room else aec._index[other]
+            record = seen_by(aec.table.game.record, seat)
+            observation = aec.observe(other)["observation"]
+            np.testing.assert_allclose(observation[RECORD_OBS_LAYOUT["record"]], encode_record(record), atol=1e-7)
+            np.testing.assert_array_equal(observation[:OBS_SIZE], encode(aec.table.agent_view(aec._index[other])))
+            counted.update(i for i, n in enumerate(record) if n)
+        obs, _, terminated, truncated, _ = aec.last()
+        if terminated or truncated:
+            aec.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        knocks = legal[legal >= actions.KNOCK_BASE]
+        choices = knocks if knocks.size else legal  # knocking at once ends hands in knocks, undercuts and gins
+        aec.step(int(choices[rng.integers(choices.size)]))
+    assert len(aec.table.game.history) >= 2 and counted, "no hand ended with a knock or gin: the test tells nothing"
+
+
+def test_the_match_record_is_refused_where_it_is_not_kept():
+    with pytest.raises(ValueError, match="needs episode='match'"):
+        env(rules="eaai", match_record=True)
+    with pytest.raises(ValueError, match="two seats"):
+        env(rules="eaai", episode="match", players=3, match_record=True)
+    with pytest.raises(TypeError, match="match_record must be True or False"):
+        env(rules="eaai", episode="match", match_record="yes")

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from gin_env import agents
-from gin_env.agents import numpy_policy
-from gin_env.agents.search import SearchAgent, SearchParams, choose, game_win_table, hand_value
+from gin_env.agents import numpy_policy, rollouts
+from gin_env.agents.rollouts import game_win_table, hand_value
+from gin_env.agents.search import SearchAgent, SearchParams, choose
 from gin_env.belief import OpponentModel, sample_worlds
 from gin_env.evaluation import duel
 from gin_env.game import actions, cards, engine, solver
@@ -90,7 +91,7 @@ def test_at_the_wall_the_search_passes_or_takes_and_then_knocks():
     search = SearchAgent(**FAST)
     for state in states:
         v = view(state, state.current)
-        guide = search._guide.act(v, np.random.default_rng(0))
+        guide = search.guide(v).act(v, np.random.default_rng(0))
         assert guide in (TAKE_DISCARD, actions.PASS)
         assert search.candidates(v) == [guide, TAKE_DISCARD + actions.PASS - guide]
         assert search.act(v, np.random.default_rng(0)) in (TAKE_DISCARD, actions.PASS)
@@ -271,7 +272,7 @@ def test_the_sample_budget_and_the_clock_are_honoured():
 
 @pytest.mark.parametrize(("key", "value"), [
     ("samples", 0), ("time_ms", 0), ("discards", 0), ("shunned_weight", 0.0), ("points_weight", 1.5),
-    ("replay", -1.0), ("guide", "mcts"), ("margin", -1.0), ("trust", 0.0), ("trust", 1.5),
+    ("replay", -1.0), ("guide", "mcts"), ("margin", -1.0), ("trust", 0.0), ("trust", 1.5), ("opponent", "simple"),
     # Not finite: each used to be accepted and fail, or hang, in the middle of a game.
     ("replay", float("inf")), ("replay", 9.0), ("shunned_weight", float("inf")), ("partner_weight", float("nan")),
     ("time_ms", float("inf")), ("margin", float("inf")), ("trust", float("nan")), ("points_weight", float("nan"))])
@@ -346,15 +347,16 @@ def test_a_guide_that_reads_the_match_record_sees_it_at_the_table_and_in_the_rol
     path = str(tmp_path / "record.npz")
     np.savez(path, **weights)
     search = SearchAgent(**FAST, guide=path)
-    assert search._guide.match_record
+    network = search._fixed_guide
+    assert network.match_record
     seen = []
-    rollout_act = search._rollout.act_batch
+    rollout_act = network.act_batch
 
     def noted(v, rng):
         seen.append(v.record)
         return rollout_act(v, rng)
 
-    search._rollout.act_batch = noted
+    network.act_batch = noted
     shown = []
 
     def searching(v, rng):
@@ -372,3 +374,49 @@ def test_a_guide_that_reads_the_match_record_sees_it_at_the_table_and_in_the_rol
     assert rows.shape[1] == 6 and any(rows.any(axis=1))
     # Each rollout row is the record as one of the two players sees it.
     assert all(any((row == e).all() for e in expected) for row in rows)
+
+
+#: A match record seen by its viewer (own counts first) after the opponent won two hands by plain knocks, and one
+#: after it won by gin (agents.switch.knocker_opponents: a knocker, and not one).
+KNOCKER_RECORD, GIN_RECORD = (0, 0, 0, 2, 0, 0), (0, 0, 0, 0, 0, 1)
+
+
+def test_the_switch_guide_follows_the_match_record():
+    """``guide="switch"``: the search proposes and trusts switch-v1's network for the view, exit-v1 until the record
+    shows the opponent winning by plain knocks, ppo-v5 from then on."""
+    search = SearchAgent(**FAST, guide="switch")
+    racer, waiter = agents.load("exit"), agents.load("ppo")
+    views = [v for _, v in seeded_views(Rules.preset("eaai"), 5, 4) if v.phase == engine.DISCARD]
+    differ = 0
+    for v in views:
+        for record, network in ((GIN_RECORD, racer), (KNOCKER_RECORD, waiter)):
+            seen = v._replace(record=record)
+            assert search.candidates(seen)[0] == network.act(seen, np.random.default_rng(0))
+        differ += racer.act(v, np.random.default_rng(0)) != waiter.act(v, np.random.default_rng(0))
+    assert differ, "the two networks never disagreed: the test tells nothing"
+
+
+@pytest.mark.parametrize(("record", "simple_plays_the_opponent"), [(KNOCKER_RECORD, True), (GIN_RECORD, False)])
+def test_the_record_opponent_model_plays_simple_against_a_knocker(monkeypatch, record, simple_plays_the_opponent):
+    """``opponent="record"``: in the rollouts the opponent's moves are simple's against an opponent the record shows
+    winning by plain knocks, the guide's otherwise; the searcher's own moves are always the guide's."""
+    search = SearchAgent(**FAST, guide="exit", opponent="record")
+    network, simple = search._fixed_guide, rollouts.SIMPLE
+    movers = {"network": set(), "simple": set()}
+    for name, policy in (("network", network), ("simple", simple)):
+        act_batch = policy.act_batch
+
+        def noted(v, rng, name=name, act_batch=act_batch):
+            movers[name].update(v.player.tolist())
+            return act_batch(v, rng)
+
+        monkeypatch.setattr(policy, "act_batch", noted)
+    v = next(v for _, v in seeded_views(Rules.preset("eaai"), 5, 4)
+             if v.phase == engine.DISCARD and len(search.candidates(v)) > 1)
+    v = v._replace(record=record)
+    search.sample_values(v, search.candidates(v), np.random.default_rng(0))
+    opponent = 1 - v.player
+    if simple_plays_the_opponent:
+        assert movers == {"network": {v.player}, "simple": {opponent}}
+    else:
+        assert movers == {"network": {v.player, opponent}, "simple": set()}

@@ -15,18 +15,23 @@ import gymnasium as gym
 import numpy as np
 
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
+from gin_env.game.observation import encode, obs_bounds, obs_size
 from gin_env.game.rules import Rules
 from gin_env.optional import require
-from gin_env.table.checks import action_id, check_episode, check_render_mode, check_reward_scale, resolve_rules
+from gin_env.table.checks import (
+    action_id,
+    check_episode,
+    check_match_record,
+    check_render_mode,
+    check_reward_scale,
+    resolve_rules,
+)
 from gin_env.table.formats import make_table, resolve_format
 from gin_env.table.protocol import AtTable, GameTable
 
 AECEnv = require("pettingzoo", "gin_env.envs.pettingzoo").AECEnv
 
 AGENTS = ("player_0", "player_1")
-#: What an agent that has nothing to see observes: a seat sitting a three-player hand out holds no cards.
-_NOTHING = np.zeros(OBS_SIZE, dtype=np.float32)
 _NO_ACTIONS = np.zeros(N_ACTIONS, dtype=np.int8)
 #: How a seat's own side and the other are named in its match info.
 SIDES = ("self", "other")
@@ -54,7 +59,9 @@ class GinRummyAEC(AtTable, AECEnv):
     the seat's view, R59) and its legal actions, all zero for every agent but the one to act. A seat sitting a
     three-player hand out observes zeros. The two score entries are the agent's and its hand opponent's (three
     players), or its team's and the other team's over ``team_target`` (four players). Action space:
-    ``Discrete(108)`` as in ``GinRummy-v0``.
+    ``Discrete(108)`` as in ``GinRummy-v0``. With ``match_record=True`` (two seats, ``episode="match"``) the
+    observation has 381 entries: the match record of the game's earlier hands appended, the agent's seat's counts
+    first, as ``GinRummy-v0(match_record=True)`` (``game.match_record``).
 
     Rewards, / ``reward_scale``, on the step that ends a hand: its two players' signed points, zero-sum (0 to a
     seat that sat it out); in four players, on the step that ends a deal (both pairings), the deal's netted team
@@ -79,27 +86,29 @@ class GinRummyAEC(AtTable, AECEnv):
 
     Arguments: ``rules`` (a preset name or a ``Rules``), ``episode`` (``"hand"``: one hand, one deal in four
     players; ``"match"``: a game), ``reward_scale``, ``render_mode`` (``"ansi"`` or None), ``players`` (2, 3 or 4;
-    None: ``rules.players``), ``room`` ((k0, k1) members per seat, or None). Seeding: ``reset(seed=...)``; the
-    dealer follows ``rules.first_dealer`` (a three-way cut with three players, R50; R55 with four).
+    None: ``rules.players``), ``room`` ((k0, k1) members per seat, or None), ``match_record`` (a bool). Seeding:
+    ``reset(seed=...)``; the dealer follows ``rules.first_dealer`` (a three-way cut with three players, R50; R55 with
+    four).
     """
 
     metadata = {"render_modes": ["ansi"], "name": "gin_rummy_v0", "is_parallelizable": False}
 
     def __init__(self, rules: str | Rules = "standard", episode: str = "hand", reward_scale: float = 100.0,
                  render_mode: str | None = None, players: int | None = None,
-                 room: tuple[int, int] | None = None) -> None:
+                 room: tuple[int, int] | None = None, match_record: bool = False) -> None:
         super().__init__()
         check_episode(episode)
         reward_scale = check_reward_scale(reward_scale)
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules, self.room = resolve_format(resolve_rules(rules), players, room)
+        self.match_record = check_match_record(match_record, episode, self.rules)
         self.episode = episode
         self.reward_scale = reward_scale
         self.render_mode = render_mode
         self.names = agent_names(self.rules.players, self.room)
         self.possible_agents = list(self.names)
         obs_space = gym.spaces.Dict({
-            "observation": gym.spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32),
+            "observation": gym.spaces.Box(*obs_bounds(self.match_record), dtype=np.float32),
             "action_mask": gym.spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
         })
         # One space object per agent, returned every time (PettingZoo seeds spaces through these objects).
@@ -135,11 +144,12 @@ class GinRummyAEC(AtTable, AECEnv):
             raise ValueError(f"unknown agent {agent!r}; the agents are {', '.join(self.names)}")
         i = self._index[agent]
         v = self.table.agent_view(i)
-        if v is None:
-            return {"observation": _NOTHING.copy(), "action_mask": _NO_ACTIONS.copy()}
+        if v is None:  # a seat sitting a three-player hand out holds no cards, and sees nothing
+            return {"observation": np.zeros(obs_size(self.match_record), dtype=np.float32),
+                    "action_mask": _NO_ACTIONS.copy()}
         to_act = not self.table.over and i == self.table.actor
         mask = v.legal_mask.astype(np.int8) if to_act else _NO_ACTIONS.copy()
-        return {"observation": encode(v), "action_mask": mask}
+        return {"observation": encode(v, self.match_record), "action_mask": mask}
 
     def step(self, action) -> None:
         """Play ``action`` for ``agent_selection``; ``None`` for an agent that is already done (AEC convention)."""
