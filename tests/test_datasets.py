@@ -21,6 +21,7 @@ from gin_env import agents  # noqa: E402
 from gin_env.datasets import cli as dataset_cli  # noqa: E402
 from gin_env.datasets import decisions, episodes, minari_files  # noqa: E402
 from gin_env.datasets.episodes import OTHER, OWN, Collection  # noqa: E402
+from gin_env.game.observation import RECORD_OBS_LAYOUT, RECORD_OBS_SIZE  # noqa: E402
 
 ID = "gin-rummy/expert-vs-simple-standard-v0"
 
@@ -146,6 +147,8 @@ def test_one_other_name_fills_every_seat_and_a_wrong_count_is_refused():
     (["expert", "simple", "--hands", "2", "--id", "no-version"], "end the id in its version"),
     (["expert", "simple", "--hands", "2", "--id", "bad id-v0"], "a Minari dataset id is"),
     (["expert", "simple", "--matches", "2", "--rules", "openspiel"], "no target score"),
+    (["expert", "simple", "--hands", "2", "--rules", "eaai", "--match-record"], "--match-record needs --matches"),
+    (["expert", "simple", "--matches", "2", "--rules", "eaai", "--players", "3", "--match-record"], "two seats"),
 ])
 def test_bad_input_is_refused_before_any_game(tmp_path, capsys, argv, message):
     assert write(tmp_path, *argv) == 2
@@ -195,7 +198,7 @@ def test_decisions_carry_each_hands_return(written):
     _, dataset = written
     found = decisions.read_decisions(dataset)
     assert found.actions.size == dataset.total_steps and found.hand_over.sum() == 30
-    returns = decisions.hand_returns(found, 100.0, 1.0)
+    returns = decisions.returns(found, 100.0, 1.0)
     # Undiscounted, every decision of a hand returns what the hand paid.
     ends = np.flatnonzero(found.hand_over)
     starts = np.concatenate([[0], ends[:-1] + 1])
@@ -279,3 +282,45 @@ def test_a_dataset_with_the_information_state(tmp_path):
             assert np.array_equal(obs["observation"], episode.observations["observation"][t])
             obs, *_ = env.step(int(action))
     assert decisions.read_decisions(dataset).obs.shape == (dataset.total_steps, 375)
+
+
+def test_a_dataset_with_the_match_record_replays_and_clones_whole_games(tmp_path):
+    """``--match-record``: the observations end with the match record (381 entries), the recovered env replays
+    them, and the decisions' returns run to the end of a game for a critic trained with ``--match-record``
+    (a hand's return without it)."""
+    pytest.importorskip("sb3_contrib")
+    from gin_env.training import checks, config, loop
+
+    assert write(tmp_path, "simple", "expert", "--matches", "2", "--rules", "eaai", "--workers", "1",
+                 "--match-record", "--id", "r-v0") == 0
+    folder = minari_files.dataset_folder(str(tmp_path), "r-v0")
+    dataset = minari.MinariDataset(os.path.join(folder, "data"))
+    assert dataset.storage.metadata["gin_env"]["match_record"] is True
+    assert dataset.storage.metadata["gin_env"]["observation_size"] == RECORD_OBS_SIZE
+    env = dataset.recover_environment()
+    record_seen = False
+    for index, episode in enumerate(dataset.iterate_episodes()):
+        seed = next(dataset.storage.get_episode_metadata([index]))["seed"]
+        obs, _ = env.reset(seed=seed)
+        for t, action in enumerate(episode.actions):
+            assert np.array_equal(obs, episode.observations[t])
+            record_seen |= bool(obs[RECORD_OBS_LAYOUT["record"]].any())
+            obs, *_ = env.step(int(action))
+    assert record_seen, "no hand ended with a knock or gin before the last: the test tells nothing"
+    found = decisions.read_decisions(dataset)
+    assert found.obs.shape == (dataset.total_steps, RECORD_OBS_SIZE) and found.episode_over.sum() == 2
+    games = decisions.returns(found, 100.0, 1.0, whole_episodes=True)
+    ends = np.flatnonzero(found.episode_over)
+    for start, end in zip(np.concatenate([[0], ends[:-1] + 1]), ends):
+        # Undiscounted, a decision's game return is what the rest of its game paid, bonuses included.
+        expected = np.cumsum(found.points[start:end + 1][::-1])[::-1] / 100.0
+        assert np.allclose(games[start:end + 1], expected)
+    assert found.hand_over.sum() > 2 and not np.allclose(games, decisions.returns(found, 100.0, 1.0))
+    tiny = ["--rules", "eaai", "--num-envs", "64", "--slots", "4", "--n-steps", "16", "--batch-size", "256",
+            "--channels", "4", "--features", "32", "--hidden", "16", "--eval-deals", "0", "--no-progress",
+            "--imitate-epochs", "1", "--total-timesteps", "0"]
+    with pytest.raises(ValueError, match="carry the match record; train with --match-record"):
+        checks.check_args(config.parse_args(["--from-dataset", folder, "--run-dir", str(tmp_path / "s"), *tiny]))
+    loop.train(config.parse_args(["--from-dataset", folder, "--match-record", "--run-dir", str(tmp_path / "m"),
+                                  *tiny]))
+    assert agents.load(str(tmp_path / "m" / "last.zip")).match_record

@@ -48,6 +48,9 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
     out.add_argument("--information-state", action="store_true",
                      help="observations as dicts of the 375 entries and the history of the learner's hand "
                           "(GinRummy-v0's information_state=True)")
+    out.add_argument("--match-record", action="store_true",
+                     help="observations end with the match record, how each side ended the game's earlier hands "
+                          "(GinRummy-v0's match_record=True; --matches, two seats)")
     out.add_argument("--id", dest="dataset_id", metavar="ID",
                      help=f"the dataset's Minari id, (namespace/)name-vN (default "
                           f"{NAMESPACE}/PLAYER-vs-OTHER-RULES-v0)")
@@ -79,9 +82,11 @@ def check(args: argparse.Namespace) -> tuple[Collection, str, str]:
     episode = "match" if args.matches is not None else "hand"
     if episode == "match" and Rules.preset(args.rules).target is None:
         raise ValueError(f"--matches: rules {args.rules!r} have no target score; use --hands")
+    if args.match_record and episode != "match":
+        raise ValueError("--match-record needs --matches: an episode of one hand has no earlier hands to record")
     collection = Collection(args.player, tuple(args.others), args.rules, args.players,
                             None if args.room is None else tuple(args.room), episode, args.learner_seat, args.seed,
-                            args.information_state)
+                            args.information_state, args.match_record)
     for name in (args.player, *args.others):
         agents.load(name)
     gym.make("GinRummy-v0", **collection.env_kwargs()).close()

@@ -10,7 +10,7 @@ from gin_env.datasets.episodes import REWARD_SCALE, Collection, Episode, agent_r
 from gin_env.evaluation import runner
 from gin_env.evaluation.progress import Progress
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_SIZE
+from gin_env.game.observation import obs_size
 from gin_env.game.rules import Rules
 
 #: Episodes per piece of work sent to a worker: an even split, a live bar, little traffic between processes.
@@ -58,11 +58,12 @@ def metadata(collection: Collection, episodes: list[Episode]) -> dict:
         "episode": collection.episode,
         "learner_seat": collection.learner_seat,
         "information_state": collection.information_state,
+        "match_record": collection.match_record,
         "seed": collection.seed,
         "episode_seeds": "numpy.random.SeedSequence([seed, index]).generate_state(1, uint64)[0] >> 1",
         "episodes": len(episodes),
         "steps": int(sum(e.actions.size for e in episodes)),
         "reward_scale": REWARD_SCALE,
-        "observation_size": OBS_SIZE,
+        "observation_size": obs_size(collection.match_record),
         "actions": N_ACTIONS,
     }

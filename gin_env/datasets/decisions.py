@@ -13,17 +13,18 @@ import numpy as np
 
 from gin_env.datasets.minari_files import dataset_folder, default_root, minari
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_SIZE
+from gin_env.game.observation import obs_size
 
 #: GinRummy-v0's default ``reward_scale``, for a dataset whose env spec does not give one.
 DEFAULT_REWARD_SCALE = 100.0
 
 
 class Decisions(NamedTuple):
-    """``n`` decisions in episode order: ``obs`` (n, 375) float32, legal ``masks`` (n, 108) bool, the ``actions``
-    chosen, the learner's ``points`` paid by the step (reward times the env's ``reward_scale``), ``hand_over`` (a
-    hand or the episode ended with the step), ``ended`` (the step's hand ended within the dataset, so its return
-    is known), and the env's arguments (``env_kwargs``) from the dataset's spec."""
+    """``n`` decisions in episode order: ``obs`` (n, 375) float32 (381 with the match record), legal ``masks``
+    (n, 108) bool, the ``actions`` chosen, the learner's ``points`` paid by the step (reward times the env's
+    ``reward_scale``), ``hand_over`` (a hand or the episode ended with the step), ``ended`` (the step's hand ended
+    within the dataset, so its return is known), the same two for the whole episode (``episode_over``,
+    ``episode_ended``), and the env's arguments (``env_kwargs``) from the dataset's spec."""
 
     obs: np.ndarray
     masks: np.ndarray
@@ -31,6 +32,8 @@ class Decisions(NamedTuple):
     points: np.ndarray
     hand_over: np.ndarray
     ended: np.ndarray
+    episode_over: np.ndarray
+    episode_ended: np.ndarray
     env_kwargs: dict
 
 
@@ -51,15 +54,17 @@ def open_dataset(source: str, option: str = "--from-dataset"):
 
 def env_kwargs(dataset, option: str = "--from-dataset") -> dict:
     """The ``GinRummy-v0`` arguments the dataset was played with; ``ValueError`` for a dataset of another env or
-    with other spaces (the information state's dict of observations is read for its 375 entries)."""
+    with other spaces (the information state's dict of observations is read for its 375 entries, 381 with the match
+    record)."""
     spec = dataset.spec.env_spec
     if spec is None or spec.id != "GinRummy-v0":
         raise ValueError(f"{option}: the dataset is of {spec.id if spec else 'no env'}, not GinRummy-v0")
     space = dataset.observation_space
     if isinstance(space, gym.spaces.Dict) and "observation" in space.spaces:
         space = space["observation"]
-    if getattr(space, "shape", None) != (OBS_SIZE,) or getattr(dataset.action_space, "n", None) != N_ACTIONS:
-        raise ValueError(f"{option}: the dataset's observations are {space}, not GinRummy-v0's ({OBS_SIZE},) with "
+    width = obs_size(spec.kwargs.get("match_record", False) is True)
+    if getattr(space, "shape", None) != (width,) or getattr(dataset.action_space, "n", None) != N_ACTIONS:
+        raise ValueError(f"{option}: the dataset's observations are {space}, not GinRummy-v0's ({width},) with "
                          f"{N_ACTIONS} actions")
     return dict(spec.kwargs)
 
@@ -70,7 +75,7 @@ def read_decisions(dataset, limit: int | None = None, option: str = "--from-data
     action that the mask says was illegal."""
     kwargs = env_kwargs(dataset, option)
     scale = float(kwargs.get("reward_scale", DEFAULT_REWARD_SCALE))
-    parts: dict[str, list] = {key: [] for key in ("obs", "masks", "actions", "points", "hand_over", "ended")}
+    parts: dict[str, list] = {key: [] for key in Decisions._fields if key != "env_kwargs"}
     taken = 0
     for episode in dataset.iterate_episodes():
         if limit is not None and taken >= limit:
@@ -85,17 +90,18 @@ def read_decisions(dataset, limit: int | None = None, option: str = "--from-data
         actions = np.asarray(episode.actions, dtype=np.int64)
         if not masks[np.arange(n), actions].all():
             raise ValueError(f"{option}: episode {episode.id} records an action its mask says was illegal")
-        finished = np.asarray(infos.get("hand_ended", np.zeros(n + 1, dtype=bool))[1:], dtype=bool)
-        finished |= np.asarray(episode.terminations, dtype=bool)
-        ended = np.flip(np.logical_or.accumulate(np.flip(finished)))
+        terminated = np.asarray(episode.terminations, dtype=bool)
+        truncated = np.asarray(episode.truncations, dtype=bool)
+        finished = np.asarray(infos.get("hand_ended", np.zeros(n + 1, dtype=bool))[1:], dtype=bool) | terminated
         # A truncated episode stops its last hand's return too, unfinished.
-        hand_over = finished | np.asarray(episode.truncations, dtype=bool)
+        hand_over, episode_over = finished | truncated, terminated | truncated
         observations = episode.observations
         if isinstance(observations, dict):
             observations = observations["observation"]
         for key, values in (("obs", observations[:n]), ("masks", masks), ("actions", actions),
                             ("points", np.asarray(episode.rewards, dtype=np.float64) * scale),
-                            ("hand_over", hand_over), ("ended", ended)):
+                            ("hand_over", hand_over), ("ended", _before_an_end(finished)),
+                            ("episode_over", episode_over), ("episode_ended", _before_an_end(terminated))):
             parts[key].append(values)
         taken += n
     if not taken:
@@ -127,16 +133,23 @@ def read_sources(sources: list[str], limit: int | None = None, option: str = "--
 
 
 def _game(kwargs: dict) -> dict:
-    """What makes observations of two datasets mean the same: the rules and the format."""
-    return {key: kwargs.get(key) for key in ("rules", "players", "room")}
+    """What makes observations of two datasets mean the same: the rules, the format and the match record."""
+    return {key: kwargs.get(key) for key in ("rules", "players", "room", "match_record")}
 
 
-def hand_returns(decisions: Decisions, reward_scale: float, gamma: float) -> np.ndarray:
-    """Each decision's discounted return to the end of its hand, in points / ``reward_scale``: what the critic of a
-    run with that scale and ``gamma`` estimates (zero where the hand's end is not in the dataset)."""
-    returns = np.zeros(decisions.actions.size, dtype=np.float64)
+def _before_an_end(ends: np.ndarray) -> np.ndarray:
+    """Per step of an episode: whether one of ``ends`` comes at it or after it."""
+    return np.flip(np.logical_or.accumulate(np.flip(ends)))
+
+
+def returns(decisions: Decisions, reward_scale: float, gamma: float, whole_episodes: bool = False) -> np.ndarray:
+    """Each decision's discounted return to the end of its hand (to the end of its episode with
+    ``whole_episodes``), in points / ``reward_scale``: what the critic of a run with that scale and ``gamma``
+    estimates (zero where that end is not in the dataset)."""
+    over = decisions.episode_over if whole_episodes else decisions.hand_over
+    out = np.zeros(decisions.actions.size, dtype=np.float64)
     following = 0.0
     for t in range(decisions.actions.size - 1, -1, -1):
-        following = decisions.points[t] / reward_scale + gamma * (0.0 if decisions.hand_over[t] else following)
-        returns[t] = following
-    return returns
+        following = decisions.points[t] / reward_scale + gamma * (0.0 if over[t] else following)
+        out[t] = following
+    return out

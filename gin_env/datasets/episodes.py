@@ -37,7 +37,8 @@ class Collection:
     agent for every other seat, or a full list in the order of :func:`role_sizes`), the ``rules`` preset, the format
     (``players``, ``room``), the kind of ``episode`` (``"hand"`` or ``"match"``), the learner's seat (None: drawn
     each episode), the ``seed``, and whether each observation carries the ``information_state`` (the history of
-    the learner's hand, ``gin_env.game.information_state``)."""
+    the learner's hand, ``gin_env.game.information_state``) and the ``match_record`` (how each side ended the game's
+    earlier hands, ``gin_env.game.match_record``)."""
 
     player: str
     others: tuple[str, ...]
@@ -48,6 +49,7 @@ class Collection:
     learner_seat: int | None = None
     seed: int = 0
     information_state: bool = False
+    match_record: bool = False
 
     def env_kwargs(self) -> dict:
         """The ``gym.make("GinRummy-v0", **kwargs)`` arguments of the episodes (JSON-able: the dataset's env spec),
@@ -71,6 +73,8 @@ class Collection:
                   "learner_seat": self.learner_seat, "reward_scale": REWARD_SCALE}
         if self.information_state:
             kwargs["information_state"] = True
+        if self.match_record:
+            kwargs["match_record"] = True
         if self.room is not None:
             kwargs["room"] = list(self.room)
         for role, names in lists.items():

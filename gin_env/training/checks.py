@@ -93,8 +93,6 @@ def check_names(args: Args) -> None:
     if args.clone_resumed and not (args.resume and args.imitate_steps):
         raise ValueError("--clone-resumed clones the teacher into the --resume model: give --resume and a "
                          "positive --imitate-steps")
-    if args.match_record and args.from_dataset:
-        raise ValueError("--match-record with --from-dataset: the datasets' observations hold no match record")
 
 
 def load_agent(option: str, name: str, batched: bool):
@@ -141,6 +139,11 @@ def check_dataset(args: Args) -> None:
                              f"{kwargs.get('rules')!r}; train with --rules {kwargs.get('rules')}, or record another")
         if kwargs.get("players") not in (None, 2) or kwargs.get("room") is not None:
             raise ValueError(f"--from-dataset {source}: its episodes are not of two players, and training plays two")
+        recorded = kwargs.get("match_record", False) is True
+        if recorded != args.match_record:
+            raise ValueError(f"--from-dataset {source}: its observations "
+                             f"{'carry' if recorded else 'do not carry'} the match record; "
+                             f"{'train with' if recorded else 'record it with'} --match-record, or clone another")
 
 
 def check_history(args: Args) -> dict:

@@ -75,13 +75,15 @@ def dataset_sources(args: Args) -> list[str]:
 
 def dataset_decisions(args: Args) -> dict[str, np.ndarray]:
     """The decisions of ``--from-dataset`` (at most ``--imitate-steps``) as :func:`collect_teacher_games` gives the
-    teacher's: the values are each hand's shaped return, from the rewards the dataset recorded."""
+    teacher's: the values are each hand's shaped return (each game's with ``--match-record``), from the rewards the
+    dataset recorded."""
     from gin_env.datasets import decisions as reading
 
     found = reading.read_sources(dataset_sources(args), args.imitate_steps)
-    values = reading.hand_returns(found, args.reward_scale, args.gamma) - potential(found.obs, args)
+    # With --match-record the critic learns a game's return, as in collect_teacher_games; else a hand's.
+    values = reading.returns(found, args.reward_scale, args.gamma, args.match_record) - potential(found.obs, args)
     return {"obs": found.obs, "masks": found.masks, "actions": found.actions, "values": values.astype(np.float32),
-            "has_return": found.ended}
+            "has_return": found.episode_ended if args.match_record else found.ended}
 
 
 def imitate(model, args: Args, history: dict) -> None:
