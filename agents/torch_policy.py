@@ -16,7 +16,7 @@ from gin_env.agents.params import check_flag
 from gin_env.agents.ppo import PolicyAgent
 from gin_env.files import atomic_write
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_SIZE
+from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE
 from gin_env.optional import require
 
 torch = require("torch", "a torch policy")
@@ -52,7 +52,8 @@ def _network(spec: list) -> nn.Sequential:
 
 class TorchPolicyAgent(PolicyAgent):
     """The policy of a :func:`save_policy` file restricted to legal actions: greedy when ``deterministic`` (the
-    default), else sampled with the caller's generator. ``act`` serves one view, ``act_batch`` a ``BatchView``."""
+    default), else sampled with the caller's generator. ``act`` serves one view, ``act_batch`` a ``BatchView``;
+    ``match_record`` when the network takes the observation with the match record (``RECORD_OBS_SIZE`` inputs)."""
 
     def __init__(self, network: nn.Sequential, path: str | None = None, meta: dict | None = None,
                  deterministic: bool = True) -> None:
@@ -61,10 +62,11 @@ class TorchPolicyAgent(PolicyAgent):
         self.path = path
         self.meta = meta or {}
         self.deterministic = deterministic
+        self.match_record = next(m for m in network if isinstance(m, nn.Linear)).in_features == RECORD_OBS_SIZE
 
     def logits(self, obs: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
-        """The network's action logits for encoded observations ``(N, OBS_SIZE)``, before any mask (``masks`` is
-        not used: :meth:`choose` applies it)."""
+        """The network's action logits for encoded observations ``(N, OBS_SIZE)`` (``RECORD_OBS_SIZE`` with the
+        match record), before any mask (``masks`` is not used: :meth:`choose` applies it)."""
         with torch.no_grad():
             return self.network(torch.as_tensor(obs, dtype=torch.float32)).numpy()
 
@@ -97,16 +99,19 @@ def load_policy(path: str, deterministic: bool = True) -> TorchPolicyAgent:
 
 def _tensor_shapes(path: str, layers) -> dict[str, tuple]:
     """The shape of every tensor the layer list ``layers`` needs, by its ``nn.Sequential`` name; ``ValueError`` for
-    a list that is not linear layers and activations from ``OBS_SIZE`` inputs to ``N_ACTIONS`` outputs."""
+    a list that is not linear layers and activations from ``OBS_SIZE`` inputs (``RECORD_OBS_SIZE`` with the match
+    record) to ``N_ACTIONS`` outputs."""
     if not isinstance(layers, list) or not layers:
         raise ValueError(f"{path!r} is a damaged policy file: its layers are {layers!r}, not a list of layers")
-    shapes, width = {}, OBS_SIZE
+    shapes, width = {}, None
     for i, entry in enumerate(layers):
         kind = entry[0] if isinstance(entry, (list, tuple)) and entry and isinstance(entry[0], str) else None
         if kind == "linear" and len(entry) == 3 and all(_is_size(n) for n in entry[1:]):
-            if entry[1] != width:
-                raise ValueError(f"{path!r}: layer {i} takes {entry[1]} inputs where "
-                                 f"{'the layers before give' if shapes else 'the observation has'} {width}")
+            if width is None and entry[1] not in (OBS_SIZE, RECORD_OBS_SIZE):
+                raise ValueError(f"{path!r}: layer {i} takes {entry[1]} inputs where the observation has {OBS_SIZE} "
+                                 f"({RECORD_OBS_SIZE} with the match record)")
+            if width is not None and entry[1] != width:
+                raise ValueError(f"{path!r}: layer {i} takes {entry[1]} inputs where the layers before give {width}")
             shapes[f"{i}.weight"], shapes[f"{i}.bias"] = (entry[2], entry[1]), (entry[2],)
             width = entry[2]
         elif kind not in ACTIVATIONS or len(entry) != 1:

@@ -17,7 +17,7 @@ from gin_env import agents
 from gin_env.agents.torch_policy import TorchPolicyAgent, load_policy  # noqa: E402
 from gin_env.game.actions import N_ACTIONS  # noqa: E402
 from gin_env.game.engine import IllegalActionError  # noqa: E402
-from gin_env.game.observation import OBS_SIZE  # noqa: E402
+from gin_env.game.observation import OBS_SIZE, RECORD_OBS_LAYOUT, RECORD_OBS_SIZE  # noqa: E402
 from gin_env.interop import rllib
 
 Columns = rllib.Columns
@@ -280,3 +280,31 @@ def test_the_league_table_skips_an_opponent_that_ended_no_hand_in_the_iteration(
                                          "snapshot_1": {"hands": nan, "wins": nan, "points": nan},
                                          "expert": {"hands": 0.0, "wins": 0.0, "points": 0.0}}}}
     assert rllib_loop.league_row(result) == {"simple": {"hands": 4, "hand_win_rate": 0.75, "points_per_hand": 10.0}}
+
+
+def test_with_the_match_record_the_league_plays_games_and_the_policy_file_reads_the_record(tmp_path):
+    """``train_rllib.py --match-record``'s env: games to the target with the record in every observation (381
+    entries); the exported policy file takes 381 inputs, says so (``match_record``), and plays as the module does,
+    as GinRummy-v0's opponent too."""
+    env = rllib.GinRummyLeagueEnv({"opponents": {"simple": 1.0}, "rules": "eaai", "episode": "match",
+                                   "match_record": True})
+    assert env.observation_spaces[rllib.LEARNER]["observation"].shape == (RECORD_OBS_SIZE,)
+    obs = _observations(env, 300, 3)
+    assert obs["observation"][:, RECORD_OBS_LAYOUT["record"]].any(), "no record seen: the test tells nothing"
+    module = _module(env, 3)
+    path = str(tmp_path / "policy.pt")
+    rllib.export_policy(module, path, {"trainer": "test"})
+    agent = agents.load(path)
+    assert agent.match_record
+    with torch.no_grad():
+        masked = module.forward_inference({Columns.OBS: {key: torch.as_tensor(value) for key, value in
+                                                         obs.items()}})[Columns.ACTION_DIST_INPUTS].numpy()
+    legal = obs["action_mask"].astype(bool)
+    np.testing.assert_allclose(agent.logits(obs["observation"])[legal], masked[legal], rtol=1e-5, atol=1e-6)
+    game = gym.make("GinRummy-v0", rules="eaai", opponent=path, episode="match")
+    _, info = game.reset(seed=0)
+    done = False
+    while not done:
+        _, _, terminated, truncated, info = game.step(int(np.flatnonzero(info["action_mask"])[0]))
+        done = terminated or truncated
+    assert "match" in info

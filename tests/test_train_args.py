@@ -259,6 +259,12 @@ def test_train_rllib_refuses_a_run_folder_and_a_bad_league_in_one_line(tmp_path,
     (run / rllib_loop.LEAGUE_FILE).write_text(json.dumps({"iteration": 3, "next_slot": 0, "history": [],
                                                           "args": [{"snapshots": 2, "hidden": "256,256"}]}))
     _refused(capsys, tmp_path, [*argv, "--resume", "--snapshots", "4"], "--snapshots 4", "train_rllib.py")
+    # A run from before --match-record trained without it; its modules take 375 inputs.
+    assert "trained without --match-record" in _refused(
+        capsys, tmp_path, [*argv, "--resume", "--snapshots", "2", "--rules", "eaai", "--match-record"], "--resume",
+        "train_rllib.py")
+    _refused(capsys, tmp_path, ["--run-dir", str(tmp_path / "new"), "--match-record", "--rules", "openspiel"],
+             "--match-record plays games to the target", "train_rllib.py")
     for bad in (["--seed", "-1"], ["--gamma", "2"], ["--minibatch-size", "5000"], ["--learning-rate", "0"]):
         _refused(capsys, tmp_path, ["--run-dir", str(tmp_path / "new"), *bad], bad[0], "train_rllib.py")
 

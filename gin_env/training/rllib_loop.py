@@ -4,7 +4,8 @@ The learner (``gin_env.interop.rllib.MaskedPPOModule``, module ``"learner"``) pl
 each episode against an opponent drawn from ``--opponents`` (``name=weight,...``): fixed agents such as ``simple``
 and ``expert``, played inside the env, or ``self``, one of ``--snapshots`` frozen copies of the learner (modules
 ``snapshot_0`` ...), which start as the untrained learner and are refreshed in turn, the oldest first, every
-``--snapshot-every`` iterations. Only the learner trains. RLlib samples on ``--num-env-runners`` Ray actors (0: in
+``--snapshot-every`` iterations. Only the learner trains; with ``--match-record`` it plays games to the target with
+the match record in every observation. RLlib samples on ``--num-env-runners`` Ray actors (0: in
 this process) of the Ray at ``--address`` (empty: a new local Ray), and the run writes to ``--run-dir``:
 
 * ``tb/``: TensorBoard scalars per iteration: per opponent the learner's hand win rate and points per hand,
@@ -52,6 +53,8 @@ class RLlibArgs:
     seed: int = field(default=1, metadata={"help": "seeds the games, the opponent draws and the networks"})
     rules: str = field(default="standard", metadata={"help": f"rules preset: {', '.join(sorted(PRESETS))}"})
     reward_scale: float = field(default=50.0, metadata={"help": "reward = hand points / this"})
+    match_record: bool = field(default=False, metadata={
+        "help": "episodes of a game to the target, with the match record in every observation"})
     opponents: str = field(default="simple=5,expert=1,self=2",
                            metadata={"help": "the league: name=weight,... (agent names, model files or self)"})
     snapshots: int = field(default=4, metadata={"help": "frozen copies of the learner in the league"})
@@ -120,6 +123,8 @@ def check(args: RLlibArgs) -> dict:
         raise ValueError(f"--minibatch-size {args.minibatch_size} must be at most --batch-size {args.batch_size}")
     if args.rules not in PRESETS:
         raise ValueError(f"--rules must be one of {', '.join(sorted(PRESETS))}, got {args.rules!r}")
+    if args.match_record and PRESETS[args.rules].target is None:
+        raise ValueError(f"--match-record plays games to the target, and --rules {args.rules} have none")
     hidden_sizes(args.hidden)
     for name in league_weights(args.opponents):
         if name != "self":
@@ -162,6 +167,11 @@ def read_league(args: RLlibArgs) -> dict:
         if name in before and before[name] != getattr(args, name):
             raise ValueError(f"--{name} {getattr(args, name)}: the run in {args.run_dir} has --{name} "
                              f"{before[name]}; give that, or a new --run-dir")
+    # ... and its modules take the observation with the record or without (runs from before the option: without).
+    if before and before.get("match_record", False) != args.match_record:
+        raise ValueError(f"--resume: the run in {args.run_dir} trained {'with' if not args.match_record else 'without'}"
+                         f" --match-record; resume it {'with' if not args.match_record else 'without'} it too, or "
+                         "give a new --run-dir")
     if not 0 <= league["next_slot"] < args.snapshots:
         raise ValueError(f"--resume: {path} names snapshot slot {league['next_slot']} of {args.snapshots}")
     return league
@@ -178,6 +188,8 @@ def build(args: RLlibArgs):
         fcnet_hiddens=hidden_sizes(args.hidden), vf_share_layers=True)
     env_config = {"rules": args.rules, "reward_scale": args.reward_scale,
                   "opponents": league_weights(args.opponents), "snapshots": args.snapshots}
+    if args.match_record:
+        env_config.update(episode="match", match_record=True)
     modules = [rllib.LEARNER, *(rllib.snapshot_id(k) for k in range(args.snapshots))]
     config = (
         rllib_ppo.PPOConfig()
@@ -280,7 +292,7 @@ def train(args: RLlibArgs, league: dict | None = None) -> dict:
         writer.close()
     save(algo, league, args.run_dir)
     meta = {"trainer": "train_rllib.py", "iterations": league["iteration"], "rules": args.rules,
-            "opponents": args.opponents, "seed": args.seed}
+            "opponents": args.opponents, "seed": args.seed, "match_record": args.match_record}
     module = algo.get_module(rllib.LEARNER)
     module.set_state(learner_weights(algo, True))  # the learners' latest, whatever the env runners last received
     rllib.export_policy(module, os.path.join(args.run_dir, "policy.pt"), meta)
