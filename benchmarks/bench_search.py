@@ -1,9 +1,10 @@
 """Decision time of the search agent: median and 95th percentile over every decision it makes in seeded hands.
 
-    python benchmarks/bench_search.py [--hands 40] [--seed 0] [--rules eaai] [--opponent expert]
+    python benchmarks/bench_search.py [--hands 40 | --games N] [--seed 0] [--rules eaai] [--opponent expert]
                                       [--set guide=expert --set samples=192 ...]
 
-The search plays P1 against ``--opponent`` on single hands; every decision of the search is timed (forced moves
+The search plays P1 against ``--opponent`` on single hands, or with ``--games`` whole games to the rules' target,
+where its views carry the scores and the match record; every decision of the search is timed (forced moves
 too, since a game is made of them), and those it searched (``SearchAgent.searches``: rollouts were played) are also
 reported apart. ``--set KEY=VALUE`` overrides one ``SearchParams`` field, as in ``search_variants.py``. Run it on an
 idle core: the numbers are wall-clock times.
@@ -19,6 +20,7 @@ from search_variants import parse_setting
 
 from gin_env import agents
 from gin_env.agents.search import SearchAgent
+from gin_env.evaluation import duel
 from gin_env.game import engine
 from gin_env.game.observation import view
 from gin_env.game.rules import PRESETS, Rules
@@ -45,21 +47,49 @@ def decision_times(search: SearchAgent, opponent, rules: Rules, hands: int, seed
     return every, searched
 
 
+def game_decision_times(search: SearchAgent, opponent, rules: Rules, games: int, seed: int) -> tuple[list, list]:
+    """As :func:`decision_times`, over ``games`` games to ``rules.target`` (the search in seat 0)."""
+    every, searched = [], []
+
+    def timed(v, rng):
+        start = time.perf_counter()
+        action = search.act(v, rng)
+        ms = (time.perf_counter() - start) * 1000.0
+        every.append(ms)
+        if search.searches(v):
+            searched.append(ms)
+        return action
+
+    for game in range(games):
+        duel.play_game(rules, (agents.CallableAgent(timed), opponent), seed, game)
+    return every, searched
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=40)
+    parser.add_argument("--games", type=int, help="whole games to the rules' target instead of --hands hands")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rules", default="eaai", choices=sorted(PRESETS))
     parser.add_argument("--opponent", default="expert")
     parser.add_argument("--set", type=parse_setting, action="append", default=[], dest="settings",
                         help="KEY=VALUE: one SearchParams field (default: the search's defaults)")
     args = parser.parse_args()
+    if args.games is not None and Rules.preset(args.rules).target is None:
+        parser.error(f"--games: the {args.rules} rules have no target; use --hands")
     rules = Rules.preset(args.rules, target=None)
     search = SearchAgent(**dict(args.settings))
+    opponent = agents.load(args.opponent)
     # The first decision compiles the batched engine's kernels and builds the game-win table: not timed.
-    decision_times(search, agents.load(args.opponent), rules, 1, args.seed + 1)
-    every, searched = decision_times(search, agents.load(args.opponent), rules, args.hands, args.seed)
-    print(f"{search} against {args.opponent}, {args.rules} rules, {args.hands} hands")
+    decision_times(search, opponent, rules, 1, args.seed + 1)
+    if args.games is None:
+        every, searched = decision_times(search, opponent, rules, args.hands, args.seed)
+        played = f"{args.hands} hands"
+    else:
+        game_decision_times(search, opponent, Rules.preset(args.rules), 1, args.seed + 1)
+        every, searched = game_decision_times(search, opponent, Rules.preset(args.rules), args.games, args.seed)
+        played = f"{args.games} games to {Rules.preset(args.rules).target}"
+    print(f"{search} against {args.opponent}, {args.rules} rules, {played}")
     print("| decisions | count | median ms | 95th percentile ms |")
     print("|---|---|---|---|")
     for name, times in (("all", every), ("searched", searched)):
