@@ -26,32 +26,10 @@ from gin_env.game.observation import view
 from gin_env.game.rules import PRESETS, Rules
 
 
-def decision_times(search: SearchAgent, opponent, rules: Rules, hands: int, seed: int) -> tuple[list, list]:
-    """Milliseconds of each search decision over ``hands`` seeded hands, and of those that searched."""
-    rng = np.random.default_rng(seed)
-    every, searched = [], []
-    for h in range(hands):
-        state = engine.new_hand(rules, np.random.default_rng([seed, h]), dealer=h % 2)
-        while state.phase != engine.OVER:
-            v = view(state, state.current)
-            if state.current == 0:
-                start = time.perf_counter()
-                action = search.act(v, rng)
-                ms = (time.perf_counter() - start) * 1000.0
-                every.append(ms)
-                if search.searches(v):
-                    searched.append(ms)
-            else:
-                action = opponent.act(v, rng)
-            state = engine.step(state, action)
-    return every, searched
-
-
-def game_decision_times(search: SearchAgent, opponent, rules: Rules, games: int, seed: int) -> tuple[list, list]:
-    """As :func:`decision_times`, over ``games`` games to ``rules.target`` (the search in seat 0)."""
-    every, searched = [], []
-
-    def timed(v, rng):
+def timed(search: SearchAgent, every: list, searched: list):
+    """``search.act``, each decision's milliseconds appended to ``every``, and to ``searched`` when it played
+    rollouts."""
+    def act(v, rng) -> int:
         start = time.perf_counter()
         action = search.act(v, rng)
         ms = (time.perf_counter() - start) * 1000.0
@@ -60,8 +38,28 @@ def game_decision_times(search: SearchAgent, opponent, rules: Rules, games: int,
             searched.append(ms)
         return action
 
+    return act
+
+
+def decision_times(search: SearchAgent, opponent, rules: Rules, hands: int, seed: int) -> tuple[list, list]:
+    """Milliseconds of each search decision over ``hands`` seeded hands, and of those that searched."""
+    rng = np.random.default_rng(seed)
+    every, searched = [], []
+    act = timed(search, every, searched)
+    for h in range(hands):
+        state = engine.new_hand(rules, np.random.default_rng([seed, h]), dealer=h % 2)
+        while state.phase != engine.OVER:
+            v = view(state, state.current)
+            state = engine.step(state, act(v, rng) if state.current == 0 else opponent.act(v, rng))
+    return every, searched
+
+
+def game_decision_times(search: SearchAgent, opponent, rules: Rules, games: int, seed: int) -> tuple[list, list]:
+    """As :func:`decision_times`, over ``games`` games to ``rules.target`` (the search in seat 0)."""
+    every, searched = [], []
+    player = agents.CallableAgent(timed(search, every, searched))
     for game in range(games):
-        duel.play_game(rules, (agents.CallableAgent(timed), opponent), seed, game)
+        duel.play_game(rules, (player, opponent), seed, game)
     return every, searched
 
 
