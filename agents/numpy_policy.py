@@ -41,6 +41,8 @@ EXPERT_TUNED_WEIGHTS = os.path.join(_MODELS, "ppo_expert_policy.npz")
 EXIT_WEIGHTS = os.path.join(_MODELS, "exit_v1_policy.npz")
 #: The shipped weights by the search agent's guide names.
 SHIPPED = {"ppo": SHIPPED_WEIGHTS, "ppo-expert": EXPERT_TUNED_WEIGHTS, "exit": EXIT_WEIGHTS}
+#: The shipped networks of ``switch-v1`` (``agents.switch``) by their part, also the search's ``guide="switch"``.
+SWITCH_NETWORKS = {"racer": "exit", "waiter": "ppo"}
 
 #: The actor's parameters, by their torch names in the MaskablePPO policy.
 _FEATURES = "pi_features_extractor."

@@ -68,20 +68,20 @@ from gin_env.belief import OpponentModel, sample_batch
 from gin_env.game import cards, solver
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.game.engine import DISCARD, DRAW, OFFER
+from gin_env.game.match_record import knocker_opponents
 from gin_env.game.observation import PlayerView, encode
 
 from . import numpy_policy
 from .expert import ExpertAgent
 from .params import check_flag, check_number
 from .rollouts import SIMPLE, by_player, hand_value, play_out
-from .switch import SwitchAgent, knocker_opponents
 
 #: The guides choose without chance; a generator that is never drawn from keeps the caller's stream untouched.
 _NO_CHANCE = np.random.default_rng(0)
 
 
-#: The guides by name: the expert, or a shipped network (``numpy_policy.SHIPPED``); a path to a ``.npz`` of policy
-#: weights is a guide too.
+#: The guides by name: the expert, a shipped network (``numpy_policy.SHIPPED``), or the switch's pair of them; a path
+#: to a ``.npz`` of policy weights is a guide too.
 GUIDES = ("expert", *numpy_policy.SHIPPED, "switch")
 
 
@@ -131,7 +131,7 @@ class SearchParams:
     trust: float | None = 0.9
     #: Who the opponent is in the rollouts: "guide" (the guide network, or simple under the expert guide), or
     #: "record": simple's compiled policy against an opponent the match record shows winning by plain knocks
-    #: (``switch.knocker_opponents``), the guide otherwise.
+    #: (``match_record.knocker_opponents``), the guide otherwise.
     opponent: str = "guide"
 
     def __post_init__(self) -> None:
@@ -172,19 +172,21 @@ class SearchAgent:
         if guide == "expert":
             self._fixed_guide = ExpertAgent()
         elif guide == "switch":
-            self._switch = SwitchAgent()
+            self._switch = {part: numpy_policy.shipped(name) for part, name in numpy_policy.SWITCH_NETWORKS.items()}
         else:
             self._fixed_guide = numpy_policy.shipped(guide) if guide in numpy_policy.SHIPPED \
                 else numpy_policy.load_policy(guide)
 
     def guide(self, view: PlayerView):
-        """The guide for ``view``: the fixed one, or the network the switch picks by the view's match record."""
-        return self._fixed_guide if self._switch is None else self._switch.network_for(view.record)
+        """The guide for ``view``: the fixed one, or the network ``switch-v1`` plays for the view's match record."""
+        if self._switch is None:
+            return self._fixed_guide
+        return self._switch["waiter" if knocker_opponents(np.asarray(view.record)[None])[0] else "racer"]
 
     def rollout_policies(self, view: PlayerView) -> tuple:
         """The policies that play the rollouts for ``view``, (the viewer's, the opponent's): the guide network (or
         simple's compiled policy for the expert guide) on both sides; with ``opponent="record"``, simple's for an
-        opponent the match record shows winning by plain knocks (``switch.knocker_opponents``)."""
+        opponent the match record shows winning by plain knocks (``match_record.knocker_opponents``)."""
         guide = self.guide(view)
         own = SIMPLE if isinstance(guide, ExpertAgent) else guide
         knocker = self.params.opponent == "record" and knocker_opponents(np.asarray(view.record)[None])[0]

@@ -19,24 +19,14 @@ from __future__ import annotations
 import numpy as np
 
 from gin_env.batch.observation import BatchView, encode_batch
-from gin_env.game.match_record import RECORD_KINDS
+from gin_env.game.match_record import knocker_opponents
 from gin_env.game.observation import PlayerView
 
+from .numpy_policy import SWITCH_NETWORKS
 from .ppo import PolicyAgent
 
-KNOCKS, UNDERCUT, GINS = (RECORD_KINDS.index(kind) for kind in ("knocks", "undercut", "gins"))
 #: The parameters and their defaults: the networks' names or paths.
-DEFAULTS = {"racer": "exit", "waiter": "ppo"}
-_OWN, _OPPONENT = slice(0, len(RECORD_KINDS)), slice(len(RECORD_KINDS), 2 * len(RECORD_KINDS))
-
-
-def knocker_opponents(records: np.ndarray) -> np.ndarray:
-    """For match records seen by their viewers, ``(k, RECORD_SIZE)`` own counts first: True where the opponent has
-    won more hands by a plain knock (its knocks not undercut) than by gin or by undercutting the viewer's knock."""
-    own, other = records[:, _OWN], records[:, _OPPONENT]
-    by_knock = other[:, KNOCKS] - other[:, UNDERCUT]
-    otherwise = other[:, GINS] + own[:, UNDERCUT]
-    return (by_knock >= 1) & (by_knock > otherwise)
+DEFAULTS = SWITCH_NETWORKS
 
 
 class SwitchAgent:

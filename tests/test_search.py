@@ -377,7 +377,7 @@ def test_a_guide_that_reads_the_match_record_sees_it_at_the_table_and_in_the_rol
 
 
 #: A match record seen by its viewer (own counts first) after the opponent won two hands by plain knocks, and one
-#: after it won by gin (agents.switch.knocker_opponents: a knocker, and not one).
+#: after it won by gin (match_record.knocker_opponents: a knocker, and not one).
 KNOCKER_RECORD, GIN_RECORD = (0, 0, 0, 2, 0, 0), (0, 0, 0, 0, 0, 1)
 
 

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from gin_env import agents
-from gin_env.agents.switch import SwitchAgent, knocker_opponents
+from gin_env.agents.switch import SwitchAgent
 from gin_env.envs.vector import GinRummyVectorEnv
 from gin_env.evaluation import duel
+from gin_env.game.match_record import knocker_opponents
 from gin_env.game.rules import Rules
 
 SWITCH = agents.load("switch")

@@ -88,7 +88,6 @@ def test_a_teacher_is_cloned_into_a_resumed_model_against_several_opponents(plai
 
 @pytest.mark.parametrize(("extra", "message"), [
     (["--rules", "openspiel"], "have none"),
-    (["--from-dataset", "somewhere"], "hold no match record"),
     (["--clone-resumed"], "give --resume"),
     (["--imitate-opponent", " , "], "names no agent"),
 ])

@@ -46,6 +46,16 @@ def seen_by(record: tuple[int, ...], player: int) -> tuple[int, ...]:
     return record[half:] + record[:half]
 
 
+def knocker_opponents(records: np.ndarray) -> np.ndarray:
+    """For match records seen by their viewers, ``(k, RECORD_SIZE)`` own counts first: True where the opponent has
+    won more hands by a plain knock (its knocks not undercut) than by gin or by undercutting the viewer's knock."""
+    half = len(RECORD_KINDS)
+    own, other = records[:, :half], records[:, half:]
+    knocks, undercut, gins = (RECORD_KINDS.index(kind) for kind in ("knocks", "undercut", "gins"))
+    by_knock = other[:, knocks] - other[:, undercut]
+    return (by_knock >= 1) & (by_knock > other[:, gins] + own[:, undercut])
+
+
 def encode_record(counts) -> np.ndarray:
     """The float32 encoding of records as seen by their viewers, ``(..., RECORD_SIZE)`` counts: each count over
     ``RECORD_SCALE``, capped at 1."""
