@@ -51,12 +51,9 @@ class SwitchAgent:
             self.networks[key] = network
         self.racer, self.waiter = self.networks["racer"], self.networks["waiter"]
 
-    def network_for(self, record) -> PolicyAgent:
-        """The network the switch plays for a view with match record ``record`` (own counts first)."""
-        return self.waiter if knocker_opponents(np.asarray(record)[None])[0] else self.racer
-
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
-        return self.network_for(view.record).act(view, rng)
+        waits = knocker_opponents(np.asarray(view.record)[None])[0]
+        return (self.waiter if waits else self.racer).act(view, rng)
 
     def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
         waits = knocker_opponents(view.record)

@@ -62,11 +62,17 @@ def env_kwargs(dataset, option: str = "--from-dataset") -> dict:
     space = dataset.observation_space
     if isinstance(space, gym.spaces.Dict) and "observation" in space.spaces:
         space = space["observation"]
-    width = obs_size(spec.kwargs.get("match_record", False) is True)
+    width = obs_size(carries_record(spec.kwargs))
     if getattr(space, "shape", None) != (width,) or getattr(dataset.action_space, "n", None) != N_ACTIONS:
         raise ValueError(f"{option}: the dataset's observations are {space}, not GinRummy-v0's ({width},) with "
                          f"{N_ACTIONS} actions")
     return dict(spec.kwargs)
+
+
+def carries_record(kwargs: dict) -> bool:
+    """Whether a dataset played with the ``GinRummy-v0`` arguments ``kwargs`` has the match record in its
+    observations."""
+    return kwargs.get("match_record", False) is True
 
 
 def read_decisions(dataset, limit: int | None = None, option: str = "--from-dataset") -> Decisions:

@@ -139,7 +139,7 @@ def check_dataset(args: Args) -> None:
                              f"{kwargs.get('rules')!r}; train with --rules {kwargs.get('rules')}, or record another")
         if kwargs.get("players") not in (None, 2) or kwargs.get("room") is not None:
             raise ValueError(f"--from-dataset {source}: its episodes are not of two players, and training plays two")
-        recorded = kwargs.get("match_record", False) is True
+        recorded = decisions.carries_record(kwargs)
         if recorded != args.match_record:
             raise ValueError(f"--from-dataset {source}: its observations "
                              f"{'carry' if recorded else 'do not carry'} the match record; "
