@@ -104,8 +104,8 @@ class SearchParams:
     guide: str = "ppo-expert"
     #: Determinizations per decision.
     samples: int = 32
-    #: Stop adding rounds of ``round_samples`` samples once a decision has taken this many milliseconds (None: no
-    #: clock, ``samples`` alone decides, and the agent is deterministic given its generator).
+    #: Stop adding rounds of ``round_samples`` samples once another round would take a decision past this many
+    #: milliseconds (None: no clock, and the agent is deterministic given its generator).
     time_ms: float | None = None
     round_samples: int = 8
     #: Actions searched in the discard phase: the guide's best ones (the expert's best discards, the network's best
@@ -276,17 +276,22 @@ class SearchAgent:
 
     def sample_values(self, view: PlayerView, candidates: list[int], rng: np.random.Generator) -> np.ndarray:
         """(samples played, len(candidates)): the value of each candidate in each sampled deal, the same deals for
-        every candidate."""
+        every candidate: all ``samples`` in one batch, or with ``time_ms`` in rounds of ``round_samples`` while
+        the budget lasts (one round at least)."""
         p = self.params
         start = time.perf_counter()
         rounds = []
         played = 0
         while played < p.samples:
-            n = p.samples - played if p.time_ms is None else min(p.round_samples, p.samples - played)
+            n = min(p.round_samples, p.samples - played) if p.time_ms is not None else p.samples
             rounds.append(self._rollout_values(view, candidates, n, rng))
             played += n
-            if p.time_ms is not None and (time.perf_counter() - start) * 1000.0 >= p.time_ms:
-                break
+            if p.time_ms is not None:
+                # Another round takes about as long as the rounds so far did on average: stop before it would pass
+                # the budget.
+                elapsed = (time.perf_counter() - start) * 1000.0
+                if elapsed + elapsed / len(rounds) > p.time_ms:
+                    break
         return np.concatenate(rounds)
 
     def _rollout_values(self, view: PlayerView, candidates: list[int], n: int,

@@ -270,6 +270,26 @@ def test_the_sample_budget_and_the_clock_are_honoured():
     assert played % 8 == 0 and 8 <= played < 10_000  # 100,000 samples would take minutes
 
 
+def test_the_clock_stops_before_a_round_that_would_pass_the_budget(monkeypatch):
+    """With ``time_ms`` the search plays no round that would take the decision past the budget: rounds that take
+    10 ms each fit three into 35 ms (the fourth would end at 40). A fake clock, so that it counts rounds, not a
+    machine's speed."""
+    from gin_env.agents import search as search_module
+
+    v = [v for _, v in seeded_views(Rules.preset("eaai"), 14, 2) if v.phase == engine.DISCARD][1]
+    clock = [0.0]
+    monkeypatch.setattr(search_module.time, "perf_counter", lambda: clock[0])
+
+    def rollout_values(self, view, candidates, n, rng):
+        clock[0] += 0.010
+        return np.zeros((n, len(candidates)))
+
+    monkeypatch.setattr(SearchAgent, "_rollout_values", rollout_values)
+    agent = SearchAgent(samples=1000, time_ms=35.0, round_samples=8, trust=None)
+    assert agent.sample_values(v, [0, 1], np.random.default_rng(0)).shape[0] == 3 * 8
+    assert clock[0] * 1000.0 <= 35.0
+
+
 @pytest.mark.parametrize(("key", "value"), [
     ("samples", 0), ("time_ms", 0), ("discards", 0), ("shunned_weight", 0.0), ("points_weight", 1.5),
     ("replay", -1.0), ("guide", "mcts"), ("margin", -1.0), ("trust", 0.0), ("trust", 1.5), ("opponent", "simple"),
