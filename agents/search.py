@@ -8,7 +8,8 @@ guide also plays both sides of every rollout, greedily. ``guide="ppo"`` is the s
 path to a ``.npz`` any network of that shape (``gin-env export --numpy``), ``guide="switch"`` the network that
 ``switch-v1`` plays for the view's match record (``agents.switch``: ``ppo-v5`` against an opponent that wins by plain
 knocks, ``exit-v1`` otherwise), and ``guide="expert"`` the expert, with the simple agent's compiled policy (it knocks
-as soon as it may) playing the rollouts.
+as soon as it may) playing the rollouts. ``waiter`` names another guide for an opponent that wins by plain knocks
+(``search[waiter=ppo]``: ``ppo-v5`` there, ``ppo-expert`` otherwise).
 
 At each decision with more than one sensible action, where a network guide gives its choice less than ``trust``
 probability, it
@@ -43,8 +44,9 @@ of simple against simple under the same rules), blended with the hand points:
 alone; near it, a knock that wins the game beats a bigger gin later, and a player far behind prefers the bigger
 swing.
 
-**Budget.** ``samples`` determinizations per decision; ``time_ms``, if set, also stops adding rounds of
-``round_samples`` once that many milliseconds have passed (at least one round is played). The choice is a function
+**Budget.** ``samples`` determinizations per decision; ``time_ms``, if set, plays them in rounds of
+``round_samples`` and starts no round that could take the decision past that many milliseconds, a round judged as
+long as the slowest one played (at least one round is played). The choice is a function
 of the view and the generator alone when ``time_ms`` is None (the default); with ``time_ms`` it also depends on the
 machine's speed.
 
@@ -80,9 +82,11 @@ from .rollouts import SIMPLE, by_player, hand_value, play_out
 _NO_CHANCE = np.random.default_rng(0)
 
 
-#: The guides by name: the expert, a shipped network (``numpy_policy.SHIPPED``), or the switch's pair of them; a path
-#: to a ``.npz`` of policy weights is a guide too.
-GUIDES = ("expert", *numpy_policy.SHIPPED, "switch")
+#: The guides by name that ``waiter`` may take too: the expert or a shipped network (``numpy_policy.SHIPPED``); a
+#: path to a ``.npz`` of policy weights is a guide too.
+WAITERS = ("expert", *numpy_policy.SHIPPED)
+#: ... and ``guide`` also the switch's pair of networks.
+GUIDES = (*WAITERS, "switch")
 
 
 #: The opponent models of the rollouts (``SearchParams.opponent``).
@@ -104,7 +108,7 @@ class SearchParams:
     guide: str = "ppo-expert"
     #: Determinizations per decision.
     samples: int = 32
-    #: Stop adding rounds of ``round_samples`` samples once another round would take a decision past this many
+    #: Play rounds of ``round_samples`` samples, and start none that could take the decision past this many
     #: milliseconds (None: no clock, and the agent is deterministic given its generator).
     time_ms: float | None = None
     round_samples: int = 8
@@ -133,13 +137,19 @@ class SearchParams:
     #: "record": simple's compiled policy against an opponent the match record shows winning by plain knocks
     #: (``match_record.knocker_opponents``), the guide otherwise.
     opponent: str = "guide"
+    #: The guide in place of ``guide`` against an opponent the match record shows winning by plain knocks
+    #: (``match_record.knocker_opponents``): a shipped network or a path, as ``guide`` (None: ``guide`` always;
+    #: ``guide="switch"`` names its own).
+    waiter: str | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.guide, str):
-            raise TypeError(f"search parameter 'guide' must be a name or a path, got {self.guide!r}")
-        if not (self.guide in GUIDES or self.guide.endswith(".npz")):
-            raise ValueError(f"search parameter 'guide' must be one of {', '.join(GUIDES)} or a path to policy "
-                             f"weights (.npz), got {self.guide!r}")
+        _check_guide("guide", self.guide, GUIDES)
+        if self.waiter is not None:
+            _check_guide("waiter", self.waiter, WAITERS)
+            if self.guide == "switch":
+                raise ValueError(f"search parameter 'waiter' must not be given with guide='switch', whose waiter is "
+                                 f"{numpy_policy.SWITCH_NETWORKS['waiter']!r}; give guide="
+                                 f"{numpy_policy.SWITCH_NETWORKS['racer']!r} with the waiter you want")
         for key in ("samples", "round_samples", "discards"):
             check_number("search", key, getattr(self, key), integer=True, low=1)
         check_number("search", "time_ms", self.time_ms, low=0, low_open=True, none=True)
@@ -155,6 +165,14 @@ class SearchParams:
                              f"{self.opponent!r}")
 
 
+def _check_guide(key: str, value, names: tuple[str, ...]) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"search parameter {key!r} must be a name or a path, got {value!r}")
+    if not (value in names or value.endswith(".npz")):
+        raise ValueError(f"search parameter {key!r} must be one of {', '.join(names)} or a path to policy weights "
+                         f"(.npz), got {value!r}")
+
+
 class SearchAgent:
     """Determinized Monte Carlo search from the view alone (see the module docstring)."""
 
@@ -167,21 +185,18 @@ class SearchAgent:
                             f"{', '.join(SearchParams.__dataclass_fields__)}")
         base = params or SearchParams()
         self.params = dataclasses.replace(base, **overrides) if overrides else base
-        guide = self.params.guide
-        self._switch = None
-        if guide == "expert":
-            self._fixed_guide = ExpertAgent()
-        elif guide == "switch":
-            self._switch = {part: numpy_policy.shipped(name) for part, name in numpy_policy.SWITCH_NETWORKS.items()}
-        else:
-            self._fixed_guide = numpy_policy.shipped(guide) if guide in numpy_policy.SHIPPED \
-                else numpy_policy.load_policy(guide)
+        p = self.params
+        racer, waiter = (numpy_policy.SWITCH_NETWORKS["racer"], numpy_policy.SWITCH_NETWORKS["waiter"]) \
+            if p.guide == "switch" else (p.guide, p.waiter)
+        self._racer = _guide_by_name(racer)
+        self._waiter = None if waiter is None else _guide_by_name(waiter)
 
     def guide(self, view: PlayerView):
-        """The guide for ``view``: the fixed one, or the network ``switch-v1`` plays for the view's match record."""
-        if self._switch is None:
-            return self._fixed_guide
-        return self._switch["waiter" if knocker_opponents(np.asarray(view.record)[None])[0] else "racer"]
+        """The guide for ``view``: ``waiter`` against an opponent the view's match record shows winning by plain
+        knocks, when there is one; ``guide`` otherwise."""
+        if self._waiter is not None and knocker_opponents(np.asarray(view.record)[None])[0]:
+            return self._waiter
+        return self._racer
 
     def rollout_policies(self, view: PlayerView) -> tuple:
         """The policies that play the rollouts for ``view``, (the viewer's, the opponent's): the guide network (or
@@ -196,12 +211,13 @@ class SearchAgent:
         return f"SearchAgent({self.params})"
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        start = time.perf_counter()
         if self._guide_draws(view):
             return self.guide(view).act(view, rng)
         candidates = self.candidates(view)
         if len(candidates) == 1 or self._trusts_guide(view):
             return candidates[0]
-        return candidates[choose(self.sample_values(view, candidates, rng), self.params.margin)]
+        return candidates[choose(self.sample_values(view, candidates, rng, start), self.params.margin)]
 
     # -- what to search ---------------------------------------------------------------------------------------------
 
@@ -274,23 +290,27 @@ class SearchAgent:
         """Mean value of each candidate over the sampled deals (see the module docstring)."""
         return self.sample_values(view, candidates, rng).mean(axis=0)
 
-    def sample_values(self, view: PlayerView, candidates: list[int], rng: np.random.Generator) -> np.ndarray:
+    def sample_values(self, view: PlayerView, candidates: list[int], rng: np.random.Generator,
+                      start: float | None = None) -> np.ndarray:
         """(samples played, len(candidates)): the value of each candidate in each sampled deal, the same deals for
         every candidate: all ``samples`` in one batch, or with ``time_ms`` in rounds of ``round_samples`` while
-        the budget lasts (one round at least)."""
+        the budget lasts (one round at least), counted from ``start`` (a ``time.perf_counter()`` reading; default
+        now)."""
         p = self.params
-        start = time.perf_counter()
+        start = time.perf_counter() if start is None else start
         rounds = []
+        slowest = 0.0
         played = 0
         while played < p.samples:
+            began = time.perf_counter()
             n = min(p.round_samples, p.samples - played) if p.time_ms is not None else p.samples
             rounds.append(self._rollout_values(view, candidates, n, rng))
             played += n
             if p.time_ms is not None:
-                # Another round takes about as long as the rounds so far did on average: stop before it would pass
-                # the budget.
-                elapsed = (time.perf_counter() - start) * 1000.0
-                if elapsed + elapsed / len(rounds) > p.time_ms:
+                # Another round may take as long as the slowest so far: stop before it could pass the budget.
+                now = time.perf_counter()
+                slowest = max(slowest, now - began)
+                if (now + slowest - start) * 1000.0 > p.time_ms:
                     break
         return np.concatenate(rounds)
 
@@ -308,6 +328,13 @@ class SearchAgent:
         play_out(batch, rng, seats, by_player(view.record, view.player))
         points = batch.player_points(games, np.full(n * k, view.player))
         return hand_value(view, points, p.points_weight).reshape(n, k)
+
+
+def _guide_by_name(name: str):
+    """The expert, a shipped network by its name, or the network whose weights lie at the path ``name``."""
+    if name == "expert":
+        return ExpertAgent()
+    return numpy_policy.shipped(name) if name in numpy_policy.SHIPPED else numpy_policy.load_policy(name)
 
 
 def choose(values: np.ndarray, margin: float) -> int:

@@ -292,7 +292,8 @@ def test_the_clock_stops_before_a_round_that_would_pass_the_budget(monkeypatch):
 
 @pytest.mark.parametrize(("key", "value"), [
     ("samples", 0), ("time_ms", 0), ("discards", 0), ("shunned_weight", 0.0), ("points_weight", 1.5),
-    ("replay", -1.0), ("guide", "mcts"), ("margin", -1.0), ("trust", 0.0), ("trust", 1.5), ("opponent", "simple"),
+    ("replay", -1.0), ("guide", "mcts"), ("waiter", "switch"), ("waiter", "mcts"), ("margin", -1.0), ("trust", 0.0),
+    ("trust", 1.5), ("opponent", "simple"),
     # Not finite: each used to be accepted and fail, or hang, in the middle of a game.
     ("replay", float("inf")), ("replay", 9.0), ("shunned_weight", float("inf")), ("partner_weight", float("nan")),
     ("time_ms", float("inf")), ("margin", float("inf")), ("trust", float("nan")), ("points_weight", float("nan"))])
@@ -303,8 +304,14 @@ def test_bad_parameters_name_the_key(key, value):
         SearchAgent(**{key: value})
 
 
+def test_a_waiter_beside_the_switch_is_refused():
+    """``guide="switch"`` names its waiter; another one beside it would be ignored, so it is refused."""
+    with pytest.raises(ValueError, match="search parameter 'waiter' must not be given with guide='switch'"):
+        SearchAgent(guide="switch", waiter="ppo-expert")
+
+
 @pytest.mark.parametrize(("key", "value"), [("samples", 2.5), ("samples", 8.0), ("samples", True), ("guide", 3),
-                                            ("search_draws", 1), ("replay", "0.5"), ("margin", None),
+                                            ("search_draws", 1), ("replay", "0.5"), ("margin", None), ("waiter", 3),
                                             ("round_samples", "8")])
 def test_parameters_of_the_wrong_type_name_the_key(key, value):
     with pytest.raises(TypeError, match=f"search parameter '{key}' must"):
@@ -367,7 +374,7 @@ def test_a_guide_that_reads_the_match_record_sees_it_at_the_table_and_in_the_rol
     path = str(tmp_path / "record.npz")
     np.savez(path, **weights)
     search = SearchAgent(**FAST, guide=path)
-    network = search._fixed_guide
+    network = search._racer
     assert network.match_record
     seen = []
     rollout_act = network.act_batch
@@ -401,11 +408,13 @@ def test_a_guide_that_reads_the_match_record_sees_it_at_the_table_and_in_the_rol
 KNOCKER_RECORD, GIN_RECORD = (0, 0, 0, 2, 0, 0), (0, 0, 0, 0, 0, 1)
 
 
-def test_the_switch_guide_follows_the_match_record():
-    """``guide="switch"``: the search proposes and trusts switch-v1's network for the view, exit-v1 until the record
-    shows the opponent winning by plain knocks, ppo-v5 from then on."""
-    search = SearchAgent(**FAST, guide="switch")
-    racer, waiter = agents.load("exit"), agents.load("ppo")
+@pytest.mark.parametrize(("params", "racer_name", "waiter_name"), [
+    ({"guide": "switch"}, "exit", "ppo"), ({"waiter": "ppo"}, "ppo-expert", "ppo")])
+def test_the_waiter_guides_once_the_record_shows_a_knocker(params, racer_name, waiter_name):
+    """``guide="switch"`` (switch-v1's networks) and ``waiter``: the search proposes and trusts the guide until the
+    record shows the opponent winning by plain knocks, the waiter from then on."""
+    search = SearchAgent(**FAST, **params)
+    racer, waiter = agents.load(racer_name), agents.load(waiter_name)
     views = [v for _, v in seeded_views(Rules.preset("eaai"), 5, 4) if v.phase == engine.DISCARD]
     differ = 0
     for v in views:
@@ -421,7 +430,7 @@ def test_the_record_opponent_model_plays_simple_against_a_knocker(monkeypatch, r
     """``opponent="record"``: in the rollouts the opponent's moves are simple's against an opponent the record shows
     winning by plain knocks, the guide's otherwise; the searcher's own moves are always the guide's."""
     search = SearchAgent(**FAST, guide="exit", opponent="record")
-    network, simple = search._fixed_guide, rollouts.SIMPLE
+    network, simple = search._racer, rollouts.SIMPLE
     movers = {"network": set(), "simple": set()}
     for name, policy in (("network", network), ("simple", simple)):
         act_batch = policy.act_batch
