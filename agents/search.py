@@ -70,7 +70,7 @@ from gin_env.belief import OpponentModel, sample_batch
 from gin_env.game import cards, solver
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.game.engine import DISCARD, DRAW, OFFER
-from gin_env.game.match_record import knocker_opponents
+from gin_env.game.match_record import knocker_opponent
 from gin_env.game.observation import PlayerView, encode
 
 from . import numpy_policy
@@ -194,7 +194,7 @@ class SearchAgent:
     def guide(self, view: PlayerView):
         """The guide for ``view``: ``waiter`` against an opponent the view's match record shows winning by plain
         knocks, when there is one; ``guide`` otherwise."""
-        if self._waiter is not None and knocker_opponents(np.asarray(view.record)[None])[0]:
+        if self._waiter is not None and knocker_opponent(view.record):
             return self._waiter
         return self._racer
 
@@ -204,7 +204,7 @@ class SearchAgent:
         opponent the match record shows winning by plain knocks (``match_record.knocker_opponents``)."""
         guide = self.guide(view)
         own = SIMPLE if isinstance(guide, ExpertAgent) else guide
-        knocker = self.params.opponent == "record" and knocker_opponents(np.asarray(view.record)[None])[0]
+        knocker = self.params.opponent == "record" and knocker_opponent(view.record)
         return own, SIMPLE if knocker else own
 
     def __repr__(self) -> str:

@@ -19,29 +19,26 @@ from __future__ import annotations
 import numpy as np
 
 from gin_env.batch.observation import BatchView, encode_batch
-from gin_env.game.match_record import knocker_opponents
+from gin_env.game.match_record import knocker_opponent, knocker_opponents
 from gin_env.game.observation import PlayerView
 
 from .numpy_policy import SWITCH_NETWORKS
 from .ppo import PolicyAgent
 
-#: The parameters and their defaults: the networks' names or paths.
-DEFAULTS = SWITCH_NETWORKS
-
 
 class SwitchAgent:
     """``waiter`` against opponents that win by plain knocks (:func:`knocker_opponents`), ``racer`` otherwise; the
-    parameters (:data:`DEFAULTS`) name the networks."""
+    parameters name the networks (their defaults: ``numpy_policy.SWITCH_NETWORKS``)."""
 
     def __init__(self, **params) -> None:
         from gin_env import agents
 
-        unknown = sorted(set(params) - set(DEFAULTS))
+        unknown = sorted(set(params) - set(SWITCH_NETWORKS))
         if unknown:
             raise TypeError(f"SwitchAgent has no parameter {', '.join(map(repr, unknown))}; its parameters are "
-                            f"{', '.join(DEFAULTS)}")
+                            f"{', '.join(SWITCH_NETWORKS)}")
         self.networks = {}
-        for key, name in {**DEFAULTS, **params}.items():
+        for key, name in {**SWITCH_NETWORKS, **params}.items():
             if not isinstance(name, str):
                 raise TypeError(f"switch parameter {key!r} must be an agent name or a model path, got {name!r}")
             network = agents.load(name)
@@ -52,8 +49,7 @@ class SwitchAgent:
         self.racer, self.waiter = self.networks["racer"], self.networks["waiter"]
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
-        waits = knocker_opponents(np.asarray(view.record)[None])[0]
-        return (self.waiter if waits else self.racer).act(view, rng)
+        return (self.waiter if knocker_opponent(view.record) else self.racer).act(view, rng)
 
     def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
         waits = knocker_opponents(view.record)

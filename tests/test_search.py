@@ -3,11 +3,14 @@ determinism given the generator, the budget, the game-win table, and a quick edg
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from gin_env import agents
 from gin_env.agents import numpy_policy, rollouts
+from gin_env.agents import search as search_module
 from gin_env.agents.rollouts import game_win_table, hand_value
 from gin_env.agents.search import SearchAgent, SearchParams, choose
 from gin_env.belief import OpponentModel, sample_worlds
@@ -274,11 +277,9 @@ def test_the_clock_stops_before_a_round_that_would_pass_the_budget(monkeypatch):
     """With ``time_ms`` the search plays no round that would take the decision past the budget: rounds that take
     10 ms each fit three into 35 ms (the fourth would end at 40). A fake clock, so that it counts rounds, not a
     machine's speed."""
-    from gin_env.agents import search as search_module
-
     v = [v for _, v in seeded_views(Rules.preset("eaai"), 14, 2) if v.phase == engine.DISCARD][1]
     clock = [0.0]
-    monkeypatch.setattr(search_module.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(search_module, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
 
     def rollout_values(self, view, candidates, n, rng):
         clock[0] += 0.010

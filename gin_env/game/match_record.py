@@ -56,6 +56,11 @@ def knocker_opponents(records: np.ndarray) -> np.ndarray:
     return (by_knock >= 1) & (by_knock > other[:, gins] + own[:, undercut])
 
 
+def knocker_opponent(record) -> bool:
+    """:func:`knocker_opponents` for one view's match record (own counts first)."""
+    return bool(knocker_opponents(np.asarray(record)[None])[0])
+
+
 def encode_record(counts) -> np.ndarray:
     """The float32 encoding of records as seen by their viewers, ``(..., RECORD_SIZE)`` counts: each count over
     ``RECORD_SCALE``, capped at 1."""
