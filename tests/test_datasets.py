@@ -129,6 +129,10 @@ def test_every_format_and_episode_kind(tmp_path, argv, rewards_are_points):
         assert infos["hand_ended"][-1] and set(infos["won"].tolist()) <= {-1, 0, 1}
         if rewards_are_points:
             assert np.isclose(infos["points"].sum(), episode.rewards.sum() * episodes.REWARD_SCALE)
+        # No format here pays bonuses (eaai has none; hands, not matches, elsewhere): the rewards are the points of
+        # every hand that ended, the learner's team's with four players.
+        assert np.isclose(infos["hand_points"].sum(), episode.rewards.sum() * episodes.REWARD_SCALE)
+        assert (infos["hands_ended"] >= infos["hand_ended"]).all()
         if "--matches" in argv:
             # R41-R43: the game ends with the episode, and only there.
             assert infos["match_ended"].tolist() == [False] * len(episode.actions) + [True]

@@ -344,6 +344,37 @@ def test_match_hand_lost_before_the_learner_acts_is_paid_on_the_first_step():
     assert reward == pytest.approx(-first.points / 100)
 
 
+@pytest.mark.parametrize("seed", [1229, 2964])
+def test_a_step_that_ends_two_hands_reports_both(seed):
+    """In a match, the opponent can end the next hand before the learner's first decision of it (R13: it takes the
+    upcard and knocks), within the step that ended the last one. The reward pays both hands; ``outcome`` describes
+    the second, ``hands_ended`` counts both and ``hand_points`` sums the learner's points, so over the match they add
+    up to the scores (R34, R43). With these seeds a step ends two hands: mid-match (1229), and at the match's end
+    (2964)."""
+    env = make(rules="eaai", episode="match", opponent="simple")
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    total, hand_points, hands, most = 0.0, 0, 0, 0
+    while True:
+        _, reward, terminated, truncated, info = env.step(random_legal(env.action_masks(), rng))
+        total += reward
+        if "outcome" in info:
+            hand_points += info["hand_points"]
+            hands += info["hands_ended"]
+            most = max(most, info["hands_ended"])
+            if info["hands_ended"] == 1:
+                assert info["hand_points"] == info["outcome"]["points"]
+        else:
+            assert "hands_ended" not in info and "hand_points" not in info
+        if terminated or truncated:
+            break
+    assert most == 2, "no step ended two hands: the seed no longer shows the case"
+    me, opp = env.learner, 1 - env.learner
+    assert hand_points == env.match.scores[me] - env.match.scores[opp]
+    assert hands == info["match"]["hands"] == len(env.match.history)
+    assert total * 100 == pytest.approx(hand_points)  # eaai: no end-of-game bonuses
+
+
 def test_scripted_deck_that_ends_before_the_learner_acts_is_refused_in_hand_episodes():
     deck = make_deck("AS 2S 3S 4H 5H 6H 7D 8D 9D KC", "TS JH QH 2C 4C 6C 8C TD QD KD", "QC")
     env = make(opponent=Script("TAKE_DISCARD", "KNOCK(KC)"), learner_seat=1)

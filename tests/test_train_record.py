@@ -111,18 +111,21 @@ def test_the_shaping_telescopes_over_a_whole_game():
     args = config.parse_args([*TINY, "--match-record", "--gamma", "1", "--num-envs", "8", "--slots", "1"])
     env = pool_env.PoolVecEnv(args)
     env.set_opponent(0, agents.load("simple"))
+    env.seed(38)  # a seed whose games have a step that ends two hands (counted below)
     obs = env.reset()
     rng = np.random.default_rng(2)
     start = pool_env.potential(obs, args)
-    shaping, games = np.zeros(8), []
+    shaping, games, doubles = np.zeros(8), [], 0
     while len(games) < 8:
         masks = np.stack(env.env_method("action_masks"))
         env.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
         obs, rewards, dones, infos = env.step_wait()
-        raw = np.array([info.get("outcome_points", 0) for info in infos]) / args.reward_scale
+        raw = np.array([info.get("hand_points", 0) for info in infos]) / args.reward_scale
+        doubles += sum(info.get("hands_ended", 0) > 1 for info in infos)
         shaping += rewards - raw
         for i in np.flatnonzero(dones):
             games.append((shaping[i], start[i]))
             shaping[i], start[i] = 0.0, pool_env.potential(obs[i:i + 1], args)[0]
+    assert doubles >= 1
     for total, first in games:
         assert total == pytest.approx(-first, abs=1e-4)

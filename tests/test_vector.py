@@ -134,6 +134,35 @@ def test_match_totals_are_the_finished_matchs_even_when_the_next_one_ends_at_onc
     assert finished >= 800
 
 
+def test_a_step_that_ends_two_hands_reports_both():
+    """As in GinRummyEnv: when the opponent ends the next hand before the learner's first decision of it (R13), in
+    the step that ended the last one, ``outcome_*`` describe the second hand, ``hands_ended`` counts both and
+    ``hand_points`` sums the learner's points; over each match these add up to the score difference (R34). With
+    seed 2, game 47 has such a step at step 19."""
+    env = GinRummyVectorEnv(num_envs=64, opponent="simple", rules="eaai", episode="match", reward_scale=1.0)
+    rng = np.random.default_rng(2)
+    env.reset(seed=2)
+    hand_points, returns, doubles, finished = np.zeros(64), np.zeros(64), 0, 0
+    for _ in range(120):
+        _, reward, terminated, _, info = env.step(random_legal(env.action_masks(), rng))
+        returns += reward
+        if "_hands_ended" in info:
+            ended = info["_hands_ended"]
+            assert (ended == info["_outcome_points"]).all() and (info["hands_ended"][ended] >= 1).all()
+            hand_points[ended] += info["hand_points"][ended]
+            single = ended & (info["hands_ended"] == 1)
+            np.testing.assert_array_equal(info["hand_points"][single], info["outcome_points"][single])
+            doubles += int((info["hands_ended"][ended] == 2).sum())
+        np.testing.assert_array_equal(returns, hand_points)  # eaai: no end-of-game bonuses
+        for i in np.flatnonzero(terminated):
+            learner_score, opponent_score = info["match_scores"][i]
+            assert hand_points[i] == learner_score - opponent_score
+            hand_points[i] = returns[i] = 0.0
+            finished += 1
+    assert doubles >= 1, "no step ended two hands: the seed no longer shows the case"
+    assert finished >= 50
+
+
 def test_r19a_dead_hands_in_a_row_abandon_matches_in_the_batched_bookkeeping():
     """A low turn cap (R19) makes many hands dead (random learner, simple opponent); three in a row abandon the
     game (R19a): no winner, no bonuses, and the episode's return is the hand points alone. Games that reach the

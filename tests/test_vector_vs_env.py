@@ -128,8 +128,9 @@ def assert_same_step(i: int, scalar: tuple, vector: tuple, env: GinRummyEnv, ven
     assert ended == bool(v_info.get("_outcome_kind", np.zeros(GAMES, bool))[i])
     if ended:
         o = info["outcome"]
-        assert (o["kind"], o["capped"], o["points"]) == (v_info["outcome_kind"][i], v_info["outcome_capped"][i],
-                                                         v_info["outcome_points"][i])
+        assert (o["kind"], o["capped"], o["points"], info["hands_ended"], info["hand_points"]) == (
+            v_info["outcome_kind"][i], v_info["outcome_capped"][i], v_info["outcome_points"][i],
+            v_info["hands_ended"][i], v_info["hand_points"][i])
     assert ("match" in info) == bool(v_info.get("_match_scores", np.zeros(GAMES, bool))[i])
     if "match" in info:
         m, learner = info["match"], env.learner

@@ -134,7 +134,8 @@ def fixed_info(info: dict, env: gym.Env) -> dict:
     storage reads back no nested infos): ``action_mask``; ``hand_ended``, whether a hand (deal) of the learner's
     ended in the step, and its outcome: ``kind`` ("" when none), ``capped``, ``won`` and ``knocked``
     (:data:`OWN`, :data:`OTHER` or :data:`NEITHER`), the learner's signed ``points``, the ``knocker_deadwood`` and
-    ``defender_deadwood`` (:data:`NO_DEADWOOD` when none); and ``match_ended``."""
+    ``defender_deadwood`` (:data:`NO_DEADWOOD` when none); ``hands_ended`` and ``hand_points``, the env's count of
+    every hand (deal) that ended in the step and the learner's points summed over them; and ``match_ended``."""
     outcome = _learner_outcome(info, env.unwrapped.seat)
     ended = outcome is not None
     outcome = outcome or {}
@@ -150,6 +151,8 @@ def fixed_info(info: dict, env: gym.Env) -> dict:
         "points": np.int32(outcome.get("points", 0)),
         "knocker_deadwood": np.int16(NO_DEADWOOD if knocker_deadwood is None else knocker_deadwood),
         "defender_deadwood": np.int16(NO_DEADWOOD if defender_deadwood is None else defender_deadwood),
+        "hands_ended": np.int8(info.get("hands_ended", 0)),
+        "hand_points": np.int32(info.get("hand_points", 0)),
         "match_ended": np.bool_("match" in info),
     }
 

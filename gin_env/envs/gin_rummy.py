@@ -125,16 +125,17 @@ class GinRummyEnv(AtTable, gym.Env):
     ## Information
 
     ``info["action_mask"]``: bool ``(108,)``, all False once the episode ends; a copy, as ``action_masks()``'s.
-    Whenever a hand ends during the step (and on the first step of a match episode, for a hand the others ended
-    before the learner's first decision, the last one if several ended since): ``info["outcome"]``, a dict with
-    ``kind``, ``capped`` (True for a dead hand ended by the turn cap, R19), ``winner`` and ``knocker`` ("learner",
-    "opponent" or None), the learner's signed ``points``, ``knocker_deadwood`` and ``defender_deadwood`` (after
-    layoffs); with three players seat numbers instead (``seats``, ``winner``, ``knocker``, ``sat_out``), in a room
-    also the ``seat``; with four players ``info["deal"]`` (its ``number``, the team's ``points``, each pairing's
-    outcome under ``tables``) when a deal ends. At the end of a match: ``info["match"]`` with the ``scores``, the
-    ``final_totals`` (learner first; by seat with three players, with the ``ranking``), the ``winner``, the number of
-    ``hands`` (``deals``) and ``abandoned`` (R19a: no winner and no bonuses). After an illegal action:
-    ``info["illegal_action"] = True`` and ``info["illegal_action_message"]``.
+    Whenever hands end during the step (on a match episode's first step, also those the others ended before the
+    learner's first decision): ``info["hands_ended"]``, how many, ``info["hand_points"]``, the learner's (team's)
+    points summed over them, without bonuses, and for the last one ``info["outcome"]``, a dict with ``kind``,
+    ``capped`` (True for a dead hand ended by the turn cap, R19), ``winner`` and ``knocker`` ("learner", "opponent"
+    or None), the learner's signed ``points``, ``knocker_deadwood`` and ``defender_deadwood`` (after layoffs); with
+    three players seat numbers instead (``seats``, ``winner``, ``knocker``, ``sat_out``), in a room also the
+    ``seat``; with four players ``info["deal"]`` (its ``number``, the team's ``points``, each pairing's outcome under
+    ``tables``). At the end of a match: ``info["match"]`` with the ``scores``, the ``final_totals`` (learner first;
+    by seat with three players, with the ``ranking``), the ``winner``, the number of ``hands`` (``deals``) and
+    ``abandoned`` (R19a: no winner and no bonuses). After an illegal action: ``info["illegal_action"] = True`` and
+    ``info["illegal_action_message"]``.
 
     ## Actions given to ``step``
 
@@ -181,17 +182,17 @@ class GinRummyEnv(AtTable, gym.Env):
       the id changed behaviour twice without a new id: ``eaai`` came to deal as the EAAI protocol does, and
       ``openspiel`` to end hands by R60 and R61.
     * v0, gin-env 0.2.0: ``info["action_mask"]`` and ``action_masks()`` are copies; ``reset`` raises ``ValueError``
-      after 1,000 deals that never reach the learner (it looped); a room of unequal seats refuses the other seat at
-      ``reset``; ``max_steps`` and ``players`` of any integer type; ``Rules`` bounds every number; the text says
-      "1 card".
+      after 1,000 deals that never reach the learner (it looped); a room of unequal seats refuses the other seat;
+      ``max_steps`` and ``players`` of any integer type; ``Rules`` bounds every number; the text says "1 card".
     * v0, gin-env 0.3.0: one class for every format (``type(env.unwrapped)`` is ``GinRummyEnv``), one set of
       messages for illegal actions and misuse; observations, rewards, terminations and infos as in 0.2.0.
     * v0, gin-env 0.4.0: ``information_state=True`` adds the history of the learner's hand to each observation;
       without it, everything an episode returns is as in 0.3.0.
     * v0, gin-env 0.7.0: ``match_record=True`` appends the match record to each observation; without it,
       everything an episode returns is as in 0.6.0.
+    * v0, gin-env 0.9.1: ``info`` adds ``hands_ended`` and ``hand_points``; everything else is as in 0.9.0.
 
-    The next change to what an episode returns registers ``GinRummy-v1``.
+    The next change to what an episode returns, other than a new ``info`` key, registers ``GinRummy-v1``.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -233,8 +234,7 @@ class GinRummyEnv(AtTable, gym.Env):
         self._others_rng: np.random.Generator | None = None
         self._view: PlayerView | None = None
         self._mask: np.ndarray | None = None
-        self._steps = 0
-        self._done = True
+        self._steps, self._done = 0, True
         self._pending: tuple[float, dict] = (0, {})
         self._last_outcome: dict | None = None
 
@@ -333,8 +333,7 @@ class GinRummyEnv(AtTable, gym.Env):
         opponent's face down until the showdown, the top of the pile, the stock count, the scores and the last
         hand's result)."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; make the env with render_mode='ansi' or "
-                            "'rgb_array'")
+            gym.logger.warn("render() called without a render_mode; make it with render_mode='ansi' or 'rgb_array'")
             return None
         if self.render_mode == "rgb_array":
             from gin_env.ui import frame
@@ -362,10 +361,11 @@ class GinRummyEnv(AtTable, gym.Env):
         return self._history.observe(encode(view, self.match_record))
 
     def _paid(self, points: float, info: dict, finished) -> tuple[float, dict]:
-        """``points`` and ``info`` with the learner's share of a hand (deal) that finished."""
-        table = self.table
-        return (points + table.agent_points(finished, self.learner),
-                {**info, **table.agent_info(finished, self.learner, OUTCOME_SIDES)})
+        """``points`` and ``info`` with the learner's share of a finished hand (deal), counted in ``hands_ended``."""
+        ended = self.table.agent_info(finished, self.learner, OUTCOME_SIDES)
+        own = ended.get("deal", ended.get("outcome"))["points"]
+        counts = {"hands_ended": info.get("hands_ended", 0) + 1, "hand_points": info.get("hand_points", 0) + own}
+        return points + self.table.agent_points(finished, self.learner), {**info, **ended, **counts}
 
     def _play_others(self, points: float, info: dict) -> tuple[float, dict]:
         """Let the others act until the learner must decide or the episode is over, adding what the learner is paid

@@ -76,6 +76,44 @@ class _RecycledArrays:
         return flat.reshape(self._shape), fresh
 
 
+class _Outcomes:
+    """Per game, the hands that ended in a step: the last one's kind code (-1 for none), learner's points and
+    capped flag, with how many ended and the learner's points summed over them. More than one hand ends in a step
+    of a match when the opponent ends the next hand before the learner's first decision of it."""
+
+    def __init__(self, num_envs: int) -> None:
+        self.kind = np.full(num_envs, -1, dtype=np.int64)
+        self.points = np.zeros(num_envs, dtype=np.int64)
+        self.capped = np.zeros(num_envs, dtype=bool)
+        self.hands = np.zeros(num_envs, dtype=np.int64)
+        self.points_sum = np.zeros(num_envs, dtype=np.int64)
+
+    def fields(self) -> tuple[np.ndarray, ...]:
+        return self.kind, self.points, self.capped, self.hands, self.points_sum
+
+    def copy(self) -> _Outcomes:
+        copied = _Outcomes(self.kind.size)
+        copied.take(slice(None), self)
+        return copied
+
+    def clear(self, games) -> None:
+        """Forget the hands of ``games``."""
+        self.kind[games] = -1
+        self.hands[games] = 0
+        self.points_sum[games] = 0
+
+    def take(self, games: np.ndarray, other: _Outcomes) -> None:
+        """The hands of ``games`` are those ``other`` holds."""
+        for mine, theirs in zip(self.fields(), other.fields()):
+            mine[games] = theirs[games]
+
+    def add(self, games: np.ndarray, kind: np.ndarray, points: np.ndarray, capped: np.ndarray) -> None:
+        """One more hand ended in each of ``games``."""
+        self.kind[games], self.points[games], self.capped[games] = kind, points, capped
+        self.hands[games] += 1
+        self.points_sum[games] += points
+
+
 def _batched(opponent):
     """The opponent as an agent with ``act_batch(view, rng)``; names go through ``agents.load``."""
     agent = agents.resolve(opponent, "opponent")
@@ -97,8 +135,9 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
     ``RecordEpisodeStatistics`` miscounts such episodes (docs/vector.md shows a wrapper that counts right). ``info``
     also holds ``action_mask``; for games whose hand ended in the step (or, on an episode's first step, before the
     learner's first decision, as in ``GinRummyEnv``), ``outcome_kind`` (a name of ``batch.KIND_NAMES``),
-    ``outcome_capped`` (a dead hand ended by the turn cap, R19) and ``outcome_points`` (learner's signed points), each
-    masked by its ``_``-prefixed twin; and with ``episode="match"``, for games whose match ended, ``match_scores``,
+    ``outcome_capped`` (a dead hand ended by the turn cap, R19) and ``outcome_points`` (learner's signed points) of
+    the last hand, ``hands_ended`` and ``hand_points`` (how many ended, and the learner's points summed over them),
+    each masked by its ``_``-prefixed twin; and with ``episode="match"``, for games whose match ended, ``match_scores``,
     ``match_hands_won`` and ``match_totals`` (learner first, always the match that just ended, even when the next one
     ends before the learner's first move) and ``match_abandoned`` (R19a: no winner, no bonuses), each masked likewise.
     Actions: an integer array of shape ``(num_envs,)`` (a list of ints too; any layout, copied to the compiled engine's
@@ -149,8 +188,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self._pending = np.zeros(num_envs, dtype=np.float64)
         #: Per game, the outcome (kind code, -1 for none; learner's points; capped) of the last hand that ended before
         #: the learner's first decision of the episode, reported with the first step as ``GinRummyEnv`` does.
-        self._pending_outcome = (np.full(num_envs, -1, dtype=np.int64), np.zeros(num_envs, dtype=np.int64),
-                                 np.zeros(num_envs, dtype=bool))
+        self._pending_outcome = _Outcomes(num_envs)
         self._masks = np.zeros((num_envs, N_ACTIONS), dtype=bool)
         #: Per game, at the end of its last match: learner/opponent scores, hands won, final totals and abandoned (1).
         self._match_end = np.zeros((num_envs, 7), dtype=np.int64)
@@ -207,11 +245,11 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             self.batch.step(ok, chosen[ok], masks=self._masks[ok])
         if tokens is not None:
             self.history.add(ok, tokens)
-        outcome_kind, outcome_points, outcome_capped = (field.copy() for field in self._pending_outcome)
-        self._pending_outcome[0][:] = -1
-        over = self._settle(ok, rewards, outcome_kind, outcome_points, outcome_capped)
+        outcomes = self._pending_outcome.copy()
+        self._pending_outcome.clear(self._all)
+        over = self._settle(ok, rewards, outcomes)
         illegal = (~legal).nonzero()[0]
-        outcome_kind[illegal] = -1
+        outcomes.clear(illegal)
         rewards[illegal] = ILLEGAL_ACTION_REWARD * self.reward_scale
         terminated = over.copy()
         terminated[illegal] = True
@@ -229,12 +267,13 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         if done.size:
             infos["final_obs"], infos["_final_obs"] = self._final_obs(done), terminated | truncated
             self._start_episodes(done)
-        ended = outcome_kind >= 0
+        ended = outcomes.hands > 0
         if ended.any():
-            infos["outcome_kind"] = _KIND_LABELS[outcome_kind]
+            infos["outcome_kind"] = _KIND_LABELS[outcomes.kind]
             infos["_outcome_kind"] = ended
-            infos["outcome_capped"], infos["_outcome_capped"] = outcome_capped, ended
-            infos["outcome_points"], infos["_outcome_points"] = outcome_points, ended
+            for key, values in (("outcome_capped", outcomes.capped), ("outcome_points", outcomes.points),
+                                ("hands_ended", outcomes.hands), ("hand_points", outcomes.points_sum)):
+                infos[key], infos["_" + key] = values, ended
         if illegal.size:
             infos["illegal_action"], infos["_illegal_action"] = ~legal, ~legal
         obs = self._observe_all()
@@ -276,29 +315,26 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             if self.history is not None:
                 self.history.dealt(self.batch, todo)
             rewards = np.zeros(self.num_envs)
-            outcome = (np.full(self.num_envs, -1, dtype=np.int64), np.zeros(self.num_envs, dtype=np.int64),
-                       np.zeros(self.num_envs, dtype=bool))
-            over = self._settle(todo, rewards, *outcome)
+            outcomes = _Outcomes(self.num_envs)
+            over = self._settle(todo, rewards, outcomes)
             self._pending[todo] += rewards[todo]
-            for pending, found in zip(self._pending_outcome, outcome):
-                pending[todo] = found[todo]
+            self._pending_outcome.take(todo, outcomes)
             todo = todo[over[todo]]
             self._pending[todo] = 0.0
         if todo.size:
             raise no_decision_error(self.rules)
 
-    def _settle(self, games: np.ndarray, rewards: np.ndarray, outcome_kind: np.ndarray,
-                outcome_points: np.ndarray, outcome_capped: np.ndarray) -> np.ndarray:
+    def _settle(self, games: np.ndarray, rewards: np.ndarray, outcomes: _Outcomes) -> np.ndarray:
         """Play the opponent in ``games`` until each waits on the learner or its episode is over; record finished
-        hands (adding the learner's points to ``rewards`` and the match bookkeeping). Returns a bool (num_envs,)
-        array: the episode of that game is over."""
+        hands (adding the learner's points to ``rewards``, the hands to ``outcomes`` and the match bookkeeping).
+        Returns a bool (num_envs,) array: the episode of that game is over."""
         b = self.batch
         over = np.zeros(self.num_envs, dtype=bool)
         active = games
         while active.size:
             finished = b.phase[active] == engine.OVER
             if finished.any():
-                self._record(active[finished], rewards, outcome_kind, outcome_points, outcome_capped, over)
+                self._record(active[finished], rewards, outcomes, over)
                 active = active[~over[active]]
             opponent_turn = active[b.current[active] != self.learner[active]]
             if opponent_turn.size == 0:
@@ -320,14 +356,12 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             active = opponent_turn
         return over
 
-    def _record(self, games: np.ndarray, rewards: np.ndarray, outcome_kind: np.ndarray,
-                outcome_points: np.ndarray, outcome_capped: np.ndarray, over: np.ndarray) -> None:
+    def _record(self, games: np.ndarray, rewards: np.ndarray, outcomes: _Outcomes, over: np.ndarray) -> None:
         """Pay finished hands to the learners (``BatchTable.record``: hand points, and the bonuses where a game
         ended), note their outcomes and the numbers of ended matches."""
-        outcome_kind[games] = self.batch.kind[games]
-        outcome_capped[games] = self.batch.capped[games]
+        kind, capped = self.batch.kind[games], self.batch.capped[games]
         recorded = self.table.record(games, self.learner[games], self.np_random)
-        outcome_points[games] = recorded.hand_points
+        outcomes.add(games, kind, recorded.hand_points, capped)
         rewards[games] += recorded.points
         done = games[recorded.ends]
         over[done] = True

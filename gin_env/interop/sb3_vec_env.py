@@ -13,7 +13,8 @@ VecEnv = require("stable_baselines3.common.vec_env", "SB3VecEnv").VecEnv
 
 class GinRummySB3VecEnv(VecEnv):
     """See :func:`SB3VecEnv`. ``infos[i]`` carries ``terminal_observation`` and ``TimeLimit.truncated`` when
-    game i's episode ended, and ``outcome_kind``/``outcome_capped``/``outcome_points`` when a hand ended in it.
+    game i's episode ended, and ``outcome_kind``/``outcome_capped``/``outcome_points``/``hands_ended``/``hand_points``
+    when a hand ended in it.
     ``parts``: the vector envs, in order; ``part_of(i)``: the one that holds game i."""
 
     def __init__(self, venvs):
@@ -102,3 +103,5 @@ def _add_game_infos(infos: list[dict], start: int, info: dict, terminated: np.nd
             infos[start + i]["outcome_kind"] = info["outcome_kind"][i]
             infos[start + i]["outcome_capped"] = bool(info["outcome_capped"][i])
             infos[start + i]["outcome_points"] = int(info["outcome_points"][i])
+            infos[start + i]["hands_ended"] = int(info["hands_ended"][i])
+            infos[start + i]["hand_points"] = int(info["hand_points"][i])

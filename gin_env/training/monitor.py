@@ -22,6 +22,11 @@ BaseCallback = require("stable_baselines3.common.callbacks", "training").BaseCal
 tqdm = require("tqdm", "training's progress bar").tqdm
 
 
+def _score(points: int) -> float:
+    """A hand's score for the learner: 1 won, 1/2 no winner, 0 lost."""
+    return 1.0 if points > 0 else 0.5 if points == 0 else 0.0
+
+
 def quick_eval(agent, opponent, rules: Rules, deals: int, seed: int) -> dict:
     """The evaluation's statistics for ``agent`` against ``opponent`` on ``deals`` duplicate single hands."""
     games = play_games(rules.replace(target=None), agent, opponent, seed, range(deals))
@@ -87,11 +92,14 @@ class RunCallback(BaseCallback):
 
     def _on_step(self) -> bool:
         for i, info in enumerate(self.locals["infos"]):
-            points = info.get("outcome_points")
-            if points is not None:
-                # hands, score (win 1, no winner 1/2), points
+            last = info.get("outcome_points")
+            if last is not None:
+                # hands, score (win 1, no winner 1/2), points; a step can end more than one hand, and the points of
+                # those before the last are known only as a sum (a single hand in all but the rarest steps).
+                before = info["hands_ended"] - 1
+                score = _score(last) + before * _score(info["hand_points"] - last)
                 row = self.tally.setdefault(self.labels[i // self.env.slot_size], np.zeros(3))
-                row += (1.0, 1.0 if points > 0 else 0.5 if points == 0 else 0.0, points)
+                row += (info["hands_ended"], score, info["hand_points"])
         self.bar.update(self.env.num_envs)
         return True
 
