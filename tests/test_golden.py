@@ -5,7 +5,9 @@ runs a meant change of behaviour touched: the openspiel preset for R60 and R61, 
 vector env now reports on the first step a hand that ended before the learner's first decision, as GinRummy-v0 does;
 and every eaai run when that preset took the EAAI protocol's dealers, section 10: all but vector/eaai/hand, whose
 batched table already drew a cut as a fair coin and never deals a second hand in an episode; and every scalar and
-PettingZoo run when the text render learned to say "1 card", its only change), and ``evaluate.py --matches`` writes
+PettingZoo run when the text render learned to say "1 card", its only change; and every GinRummy-v0 and vector run
+when their infos gained ``hands_ended`` and ``hand_points``, checked to be their only change by hashing the runs
+without those keys against the file before), and ``evaluate.py --matches`` writes
 the report recorded then (its floats within a tolerance: ``golden.assert_same_report``)."""
 
 import json
