@@ -186,8 +186,8 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self.learner = np.zeros(num_envs, dtype=np.int64)
         self.steps = np.zeros(num_envs, dtype=np.int64)
         self._pending = np.zeros(num_envs, dtype=np.float64)
-        #: Per game, the outcome (kind code, -1 for none; learner's points; capped) of the last hand that ended before
-        #: the learner's first decision of the episode, reported with the first step as ``GinRummyEnv`` does.
+        #: Per game, the hands that ended before the learner's first decision of the episode, reported with the first
+        #: step as ``GinRummyEnv`` does.
         self._pending_outcome = _Outcomes(num_envs)
         self._masks = np.zeros((num_envs, N_ACTIONS), dtype=bool)
         #: Per game, at the end of its last match: learner/opponent scores, hands won, final totals and abandoned (1).

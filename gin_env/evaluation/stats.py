@@ -22,6 +22,11 @@ SIDE_WON, SIDE_POINTS, SIDE_DEALS = range(3)
 N_SIDE_COLUMNS = 3
 
 
+def hand_score(points: float) -> float:
+    """A hand's score for the player whose signed points these are: 1 won, 1/2 no winner, 0 lost."""
+    return 1.0 if points > 0 else 0.5 if points == 0 else 0.0
+
+
 def ratio_estimate(numerators: np.ndarray, denominators: np.ndarray) -> tuple[float, float]:
     """``sum(num) / sum(den)`` over independent units (at least two), and the variance of that ratio (delta
     method)."""

@@ -10,6 +10,7 @@ import numpy as np
 
 from gin_env.agents.ppo import PPOAgent
 from gin_env.evaluation import pair_stats, play_games
+from gin_env.evaluation.stats import hand_score
 from gin_env.files import atomic_path
 from gin_env.game.rules import Rules
 from gin_env.optional import require
@@ -20,11 +21,6 @@ from gin_env.training.run_files import save_run
 
 BaseCallback = require("stable_baselines3.common.callbacks", "training").BaseCallback
 tqdm = require("tqdm", "training's progress bar").tqdm
-
-
-def _score(points: int) -> float:
-    """A hand's score for the learner: 1 won, 1/2 no winner, 0 lost."""
-    return 1.0 if points > 0 else 0.5 if points == 0 else 0.0
 
 
 def quick_eval(agent, opponent, rules: Rules, deals: int, seed: int) -> dict:
@@ -97,7 +93,7 @@ class RunCallback(BaseCallback):
                 # hands, score (win 1, no winner 1/2), points; a step can end more than one hand, and the points of
                 # those before the last are known only as a sum (a single hand in all but the rarest steps).
                 before = info["hands_ended"] - 1
-                score = _score(last) + before * _score(info["hand_points"] - last)
+                score = hand_score(last) + before * hand_score(info["hand_points"] - last)
                 row = self.tally.setdefault(self.labels[i // self.env.slot_size], np.zeros(3))
                 row += (info["hands_ended"], score, info["hand_points"])
         self.bar.update(self.env.num_envs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gin_env.evaluation.stats import hand_score
 from gin_env.interop import rllib
 from gin_env.optional import require
 
@@ -15,6 +16,6 @@ class LeagueMetrics(RLlibCallback):
     def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
         info = episode.agent_episodes[rllib.LEARNER].get_infos(-1)
         points = info["points"]
-        for key, value in (("hands", 1.0), ("wins", 1.0 if points > 0 else 0.5 if points == 0 else 0.0),
+        for key, value in (("hands", 1.0), ("wins", hand_score(points)),
                            ("points", points)):
             metrics_logger.log_value(("league", info["opponent"], key), value, reduce="sum")
