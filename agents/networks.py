@@ -11,7 +11,7 @@ import gymnasium as gym
 
 from gin_env.game import cards
 from gin_env.game.actions import DISCARD_BASE, KNOCK_BASE, N_ACTIONS
-from gin_env.game.observation import PLANES
+from gin_env.game.observation import PLANES, PRIVILEGED_PLANES, PRIVILEGED_SIZE
 from gin_env.optional import require
 
 torch = require("torch", "a PPO policy")
@@ -31,26 +31,38 @@ class CardFeatures(BaseFeaturesExtractor):
     grid by run-shaped (1 x 3) and set-shaped (4 x 1) kernels and a second run-shaped layer; and ``global_dim``
     numbers for the whole position (a linear layer over the card maps and the scalar entries). Output: the card
     maps (``channels`` x 52, in card-id order) followed by the global numbers. The scalar entries are those the
-    observation space has after the planes: the observation's, and the match record's when it is there."""
+    observation space has after the planes: the observation's, and the match record's when it is there.
 
-    def __init__(self, observation_space: gym.spaces.Box, channels: int = 16, global_dim: int = 128) -> None:
+    With ``privileged`` the observation ends in what no player sees (``PRIVILEGED_PLANES``: the opponent's hand
+    and the stock's order; a privileged critic's training env, ``gin-env train --privileged-critic``). An actor's
+    extractor never reads them, so the actor plays from the view alone; a critic's (``reads_privileged``) reads them
+    as more card planes."""
+
+    def __init__(self, observation_space: gym.spaces.Box, channels: int = 16, global_dim: int = 128,
+                 privileged: bool = False, reads_privileged: bool = False) -> None:
         super().__init__(observation_space, channels * cards.N_CARDS + global_dim)
-        planes = len(PLANES)
+        self.privileged = PRIVILEGED_SIZE if privileged else 0
+        self.reads_privileged = bool(privileged and reads_privileged)
+        planes = len(PLANES) + (len(PRIVILEGED_PLANES) if self.reads_privileged else 0)
         self.channels, self.global_dim = channels, global_dim
         self.runs = nn.Conv2d(planes, channels, kernel_size=(1, 3), padding=(0, 1))
         self.sets = nn.Conv2d(planes, channels, kernel_size=(cards.N_SUITS, 1))
         self.mix = nn.Conv2d(2 * channels, channels, kernel_size=(1, 3), padding=(0, 1))
-        scalars = observation_space.shape[0] - N_PLANE_ENTRIES
+        scalars = observation_space.shape[0] - N_PLANE_ENTRIES - self.privileged
         self.summary = nn.Sequential(nn.Linear(channels * cards.N_CARDS + scalars, global_dim), nn.ReLU())
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        grid = obs[:, :N_PLANE_ENTRIES].reshape(-1, len(PLANES), cards.N_SUITS, cards.N_RANKS)
+        view = obs[:, :obs.shape[1] - self.privileged]
+        grid = view[:, :N_PLANE_ENTRIES].reshape(-1, len(PLANES), cards.N_SUITS, cards.N_RANKS)
+        if self.reads_privileged:
+            hidden = obs[:, view.shape[1]:].reshape(-1, len(PRIVILEGED_PLANES), cards.N_SUITS, cards.N_RANKS)
+            grid = torch.cat([grid, hidden], dim=1)
         runs = torch.relu(self.runs(grid))
         # A set feature belongs to every card of its rank: broadcast the (1 x 13) map back over the four suits.
         sets = torch.relu(self.sets(grid)).expand(-1, -1, cards.N_SUITS, -1)
         # (suit, rank) flattened is the card id, suit * 13 + rank.
         per_card = torch.relu(self.mix(torch.cat([runs, sets], dim=1))).flatten(1)
-        return torch.cat([per_card, self.summary(torch.cat([per_card, obs[:, N_PLANE_ENTRIES:]], dim=1))], dim=1)
+        return torch.cat([per_card, self.summary(torch.cat([per_card, view[:, N_PLANE_ENTRIES:]], dim=1))], dim=1)
 
 
 class CardActionHead(nn.Module):
@@ -76,15 +88,23 @@ class CardActionHead(nn.Module):
 
 
 class CardPolicy(MaskableActorCriticPolicy):
-    """MaskablePPO's actor-critic with :class:`CardFeatures` shared by actor and critic, and
-    :class:`CardActionHead` as the actor's output layer. Needs ``net_arch={"pi": [], "vf": [...]}``: the head reads
-    the features themselves."""
+    """MaskablePPO's actor-critic with :class:`CardFeatures` (one for the actor and one for the critic, unless
+    ``share_features_extractor``), and :class:`CardActionHead` as the actor's output layer. Needs
+    ``net_arch={"pi": [], "vf": [...]}``: the head reads the features themselves. With
+    ``features_extractor_kwargs={"privileged": True, ...}`` the critic's extractor also reads what no player sees."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("features_extractor_class", CardFeatures)
+        if kwargs.get("features_extractor_kwargs", {}).get("privileged"):
+            # The actor must not read what its player cannot see: a privileged critic has an extractor of its own.
+            kwargs["share_features_extractor"] = False
         super().__init__(*args, **kwargs)
 
     def _build(self, lr_schedule) -> None:
+        if self.features_extractor_kwargs.get("privileged"):
+            # Replaced before the base class builds the layers, so the critic's extractor is initialised with them.
+            self.vf_features_extractor = self.features_extractor_class(
+                self.observation_space, **self.features_extractor_kwargs, reads_privileged=True)
         super()._build(lr_schedule)
         extractor = self.features_extractor
         if self.mlp_extractor.latent_dim_pi != extractor.features_dim:

@@ -21,7 +21,7 @@ import numpy as np
 from gin_env.batch.observation import BatchView, encode_batch
 from gin_env.files import atomic_write
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE, PlayerView, encode
+from gin_env.game.observation import OBS_SIZE, PRIVILEGED_SIZE, RECORD_OBS_SIZE, PlayerView, encode
 from gin_env.optional import require
 
 from .params import check_flag
@@ -65,13 +65,18 @@ class PPOAgent(PolicyAgent):
         self.policy = policy
         self.path = path
         self.deterministic = deterministic
-        self.match_record = policy.observation_space.shape == (RECORD_OBS_SIZE,)
+        # A privileged critic's model reads what no player sees after the view; its actor never does, so the agent
+        # fills those entries with zeros.
+        self.privileged = PRIVILEGED_SIZE if policy.features_extractor_kwargs.get("privileged") else 0
+        self.match_record = policy.observation_space.shape == (RECORD_OBS_SIZE + self.privileged,)
 
     def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The policy's masked action logits for encoded observations ``(N, OBS_SIZE)`` (``RECORD_OBS_SIZE`` with
         the match record)."""
         torch = require("torch", "a PPO agent")
 
+        if self.privileged:
+            obs = np.concatenate([obs, np.zeros((len(obs), self.privileged), dtype=obs.dtype)], axis=1)
         with torch.no_grad():
             tensor, _ = self.policy.obs_to_tensor(obs)
             return self.policy.get_distribution(tensor, action_masks=masks).distribution.logits.cpu().numpy()
@@ -133,14 +138,17 @@ def read_model(path: str, purpose: str):
 
 def _check_spaces(path: str, spaces: tuple | None) -> None:
     """``ValueError`` unless ``spaces`` (observation shape, number of actions) are GinRummy-v0's, with the match
-    record or without; None passes."""
+    record or without, and with what no player sees after them or without (a privileged critic's training env);
+    None passes."""
     if spaces is None:
         return
     obs_shape, n_actions = spaces
-    if obs_shape not in ((OBS_SIZE,), (RECORD_OBS_SIZE,)) or n_actions != N_ACTIONS:
+    widths = [size + extra for size in (OBS_SIZE, RECORD_OBS_SIZE) for extra in (0, PRIVILEGED_SIZE)]
+    if obs_shape not in [(width,) for width in widths] or n_actions != N_ACTIONS:
         raise ValueError(f"{path!r} is a MaskablePPO model for another env: it takes observations of shape "
                          f"{obs_shape} and {n_actions} actions; GinRummy-v0 has ({OBS_SIZE},) (({RECORD_OBS_SIZE},) "
-                         f"with match_record=True) and {N_ACTIONS}")
+                         f"with match_record=True; {PRIVILEGED_SIZE} more where a privileged critic trained) and "
+                         f"{N_ACTIONS}")
 
 
 def observation_shape(path: str) -> tuple:

@@ -96,6 +96,13 @@ OBS_HIGH[OBS_LAYOUT["knock_limit"]] = MAX_KNOCK_LIMIT / KNOCK_LIMIT_SCALE
 #: ``RECORD_KINDS`` counted for the viewer, then for its opponent, over ``RECORD_SCALE`` and capped at 1.
 RECORD_OBS_LAYOUT: dict[str, slice] = {**OBS_LAYOUT, "record": slice(OBS_SIZE, OBS_SIZE + RECORD_SIZE)}
 RECORD_OBS_SIZE = OBS_SIZE + RECORD_SIZE
+#: What a training critic may read beyond any view, card planes after the observation (``gin-env train
+#: --privileged-critic``): the opponent's hidden hand, and the stock in the order it will be drawn (the next card 1,
+#: each one after it ``STOCK_DEPTH_DECAY`` times the one before). No view holds them, and no actor reads them
+#: (``agents.networks.CardFeatures``).
+PRIVILEGED_PLANES = ("opponent_hand", "stock_order")
+PRIVILEGED_SIZE = len(PRIVILEGED_PLANES) * cards.N_CARDS
+STOCK_DEPTH_DECAY = 0.8
 
 
 def obs_size(match_record: bool = False) -> int:

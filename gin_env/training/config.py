@@ -56,6 +56,10 @@ class Args:
     match_record: bool = field(default=False, metadata={
         "help": "play games to the target, the match record in the learner's observation (a --resume model "
                 "without it is widened, its new inputs weighted 0)"})
+    privileged_critic: bool = field(default=False, metadata={
+        "help": "the critic also reads what no player sees, the opponent's hand and the stock's order: the actor, and "
+                "so every network exported or played, reads the player's view alone (a --resume model without it gets "
+                "a critic extractor of its own, the new inputs weighted 0)"})
     shaping: float = field(default=1.0, metadata={"help": "weight of the potential-based deadwood shaping (0: off)"})
     channels: int = field(default=32, metadata={"help": "channels of each convolution over the card grid"})
     features: int = field(default=128, metadata={"help": "width of the global feature layer"})

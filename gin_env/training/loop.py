@@ -28,6 +28,8 @@ def new_model(env, args: Args, tensorboard_log: str | None = None):
 
     policy_kwargs = {"features_extractor_kwargs": {"channels": args.channels, "global_dim": args.features},
                      "net_arch": {"pi": [], "vf": [args.hidden]}}
+    if args.privileged_critic:
+        policy_kwargs["features_extractor_kwargs"]["privileged"] = True
     return maskable_ppo(CardPolicy, env, learning_rate=args.learning_rate, n_steps=args.n_steps,
                         batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
                         gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
@@ -66,7 +68,9 @@ def _start(args: Args, history: dict, env):
         with tempfile.TemporaryDirectory() as scratch:
             source = args.resume
             if env.observation_space.shape != ppo.observation_shape(source):
-                print(f"widening {source} to read the match record (its new inputs weighted 0)")
+                what = " and ".join(name for name, on in (("the match record", args.match_record),
+                                                           ("what no player sees", args.privileged_critic)) if on)
+                print(f"widening {source} to read {what} (its new inputs weighted 0)")
                 source = widened_copy(source, env.observation_space, scratch)
             model = maskable_ppo.load(source, env=env, device=args.device, tensorboard_log=tb_dir,
                                       custom_objects=custom_objects_for(source))

@@ -1,10 +1,13 @@
-"""A model that reads the observation, widened to read the match record too (``--match-record`` on a ``--resume``
-model trained without it).
+"""A ``--resume`` model widened to what the run's env gives: the match record (``--match-record``), and what no
+player sees for a privileged critic (``--privileged-critic``).
 
 The record's entries come after the observation's (``RECORD_OBS_LAYOUT``), and the only layer that reads the
 scalar entries is each features extractor's summary layer (``agents.networks.CardFeatures``): it gains one input
-column per record entry, with weight 0, so the widened model picks every action it picked before, and PPO (or
-cloning) then learns what the record is worth. Adam's moments start afresh: the old ones belong to the old shapes.
+column per record entry, with weight 0. What no player sees comes last (``PRIVILEGED_PLANES``); the critic gets
+its own copy of the features extractor, whose two card convolutions gain an input plane for each, with weight 0,
+and the actor's extractor skips them. Either way the widened model picks every action it picked before and values
+every position as before; PPO (or cloning) then learns what the new inputs are worth. Adam's moments start afresh:
+the old ones belong to the old shapes.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import os
 
 import numpy as np
 
-from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE
+from gin_env.game.observation import OBS_SIZE, PRIVILEGED_PLANES, PRIVILEGED_SIZE, RECORD_OBS_SIZE
 from gin_env.optional import require
 
 
@@ -46,13 +49,51 @@ def widen_to_record(model, observation_space) -> None:
                                               **policy.optimizer_kwargs)
 
 
+def is_privileged(model) -> bool:
+    """Whether ``model``'s critic reads what no player sees (``--privileged-critic``)."""
+    return bool(model.policy_kwargs.get("features_extractor_kwargs", {}).get("privileged"))
+
+
+def widen_to_privileged(model, observation_space) -> None:
+    """Give ``model`` (a MaskablePPO model of :class:`agents.networks.CardPolicy` without a privileged critic) in
+    place a critic that reads ``observation_space``'s last ``PRIVILEGED_SIZE`` entries (``PRIVILEGED_PLANES``): the
+    critic's own features extractor, copied from the one it had, its new input planes weighted 0."""
+    torch = require("torch", "training")
+    if is_privileged(model) or observation_space.shape != (reads(model) + PRIVILEGED_SIZE,):
+        raise ValueError(f"only a model without a privileged critic widens, by {PRIVILEGED_SIZE} entries; this one "
+                         f"reads {reads(model)} and the env gives {observation_space.shape}")
+    old = model.policy.state_dict()
+    kwargs = dict(model.policy_kwargs)
+    kwargs["features_extractor_kwargs"] = {**kwargs.get("features_extractor_kwargs", {}), "privileged": True}
+    policy = model.policy_class(observation_space, model.action_space, model.lr_schedule, **kwargs)
+    state = policy.state_dict()
+    for key in state:
+        weight = old[key]
+        if key in ("vf_features_extractor.runs.weight", "vf_features_extractor.sets.weight"):
+            # (out, planes, h, w): the new planes come last, as CardFeatures stacks them.
+            weight = torch.cat([weight, torch.zeros_like(weight[:, :len(PRIVILEGED_PLANES)])], dim=1)
+        state[key] = weight
+    policy.load_state_dict(state)
+    model.policy, model.policy_kwargs = policy.to(model.device), kwargs
+    model.observation_space = observation_space
+
+
 def widened_copy(source: str, observation_space, folder: str) -> str:
-    """The model at ``source`` widened (:func:`widen_to_record`) and saved in ``folder``; its path."""
+    """The model at ``source`` widened to ``observation_space`` (:func:`widen_to_record`, then
+    :func:`widen_to_privileged`, as the space needs) and saved in ``folder``; its path."""
+    from gymnasium.spaces import Box
+
     from gin_env.agents.ppo import custom_objects_for
 
     maskable_ppo = require("sb3_contrib", "training").MaskablePPO
     model = maskable_ppo.load(source, device="cpu", custom_objects=custom_objects_for(source))
-    widen_to_record(model, observation_space)
+    width = observation_space.shape[0]
+    privileged = width in (OBS_SIZE + PRIVILEGED_SIZE, RECORD_OBS_SIZE + PRIVILEGED_SIZE)
+    view = width - PRIVILEGED_SIZE if privileged else width
+    if view != reads(model) - (PRIVILEGED_SIZE if is_privileged(model) else 0):
+        widen_to_record(model, Box(observation_space.low[:view], observation_space.high[:view]))
+    if privileged and not is_privileged(model):
+        widen_to_privileged(model, observation_space)
     target = os.path.join(folder, "widened.zip")
     model.save(target)
     return target
