@@ -21,7 +21,8 @@ from gin_env.optional import require
 
 
 def reads(model) -> int:
-    """The entries of the observation ``model`` reads: ``OBS_SIZE``, or ``RECORD_OBS_SIZE`` with the record."""
+    """The entries of the observation ``model`` reads: ``OBS_SIZE``, or ``RECORD_OBS_SIZE`` with the record, and
+    ``PRIVILEGED_SIZE`` more with a privileged critic."""
     return int(np.prod(model.observation_space.shape))
 
 
