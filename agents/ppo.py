@@ -21,7 +21,7 @@ import numpy as np
 from gin_env.batch.observation import BatchView, encode_batch
 from gin_env.files import atomic_write
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_SIZE, PRIVILEGED_SIZE, RECORD_OBS_SIZE, PlayerView, encode
+from gin_env.game.observation import OBS_SIZE, PRIVILEGED_SIZE, RECORD_OBS_SIZE, PlayerView, encode, observation_parts
 from gin_env.optional import require
 
 from .params import check_flag
@@ -67,8 +67,8 @@ class PPOAgent(PolicyAgent):
         self.deterministic = deterministic
         # A privileged critic's model reads what no player sees after the view; its actor never does, so the agent
         # fills those entries with zeros.
-        self.privileged = PRIVILEGED_SIZE if policy.features_extractor_kwargs.get("privileged") else 0
-        self.match_record = policy.observation_space.shape == (RECORD_OBS_SIZE + self.privileged,)
+        self.match_record, privileged = observation_parts(policy.observation_space.shape[0])
+        self.privileged = PRIVILEGED_SIZE if privileged else 0
 
     def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The policy's masked action logits for encoded observations ``(N, OBS_SIZE)`` (``RECORD_OBS_SIZE`` with
@@ -143,12 +143,16 @@ def _check_spaces(path: str, spaces: tuple | None) -> None:
     if spaces is None:
         return
     obs_shape, n_actions = spaces
-    widths = [size + extra for size in (OBS_SIZE, RECORD_OBS_SIZE) for extra in (0, PRIVILEGED_SIZE)]
-    if obs_shape not in [(width,) for width in widths] or n_actions != N_ACTIONS:
-        raise ValueError(f"{path!r} is a MaskablePPO model for another env: it takes observations of shape "
-                         f"{obs_shape} and {n_actions} actions; GinRummy-v0 has ({OBS_SIZE},) (({RECORD_OBS_SIZE},) "
-                         f"with match_record=True; {PRIVILEGED_SIZE} more where a privileged critic trained) and "
-                         f"{N_ACTIONS}")
+    if len(obs_shape) == 1 and n_actions == N_ACTIONS:
+        try:
+            observation_parts(obs_shape[0])
+            return
+        except ValueError:
+            pass
+    raise ValueError(f"{path!r} is a MaskablePPO model for another env: it takes observations of shape "
+                     f"{obs_shape} and {n_actions} actions; GinRummy-v0 has ({OBS_SIZE},) (({RECORD_OBS_SIZE},) "
+                     f"with match_record=True; {PRIVILEGED_SIZE} more where a privileged critic trained) and "
+                     f"{N_ACTIONS}")
 
 
 def observation_shape(path: str) -> tuple:

@@ -14,7 +14,14 @@ from gin_env.envs.gin_rummy import GinRummyEnv
 from gin_env.envs.vector import GinRummyVectorEnv
 from gin_env.evaluation import duel
 from gin_env.game.match_record import EMPTY_RECORD, RECORD_KINDS, encode_record, record_after, seen_by
-from gin_env.game.observation import OBS_SIZE, RECORD_OBS_LAYOUT, RECORD_OBS_SIZE, encode
+from gin_env.game.observation import (
+    OBS_SIZE,
+    PRIVILEGED_SIZE,
+    RECORD_OBS_LAYOUT,
+    RECORD_OBS_SIZE,
+    encode,
+    observation_parts,
+)
 from gin_env.game.rules import Rules
 
 
@@ -126,3 +133,15 @@ def test_misuse_is_named(kwargs, error, message):
     if kwargs.get("players") is None:
         with pytest.raises(error, match=message):
             GinRummyVectorEnv(2, **kwargs)
+
+
+def test_an_observations_size_names_what_it_holds_after_the_view():
+    """``observation_parts``: the one reading of an observation's width that loading, resuming and widening a model
+    share, the match record and a privileged critic's hidden planes each on or off; any other width is refused."""
+    assert observation_parts(OBS_SIZE) == (False, False)
+    assert observation_parts(RECORD_OBS_SIZE) == (True, False)
+    assert observation_parts(OBS_SIZE + PRIVILEGED_SIZE) == (False, True)
+    assert observation_parts(RECORD_OBS_SIZE + PRIVILEGED_SIZE) == (True, True)
+    for size in (0, OBS_SIZE - 1, OBS_SIZE + 1, RECORD_OBS_SIZE + PRIVILEGED_SIZE + 1):
+        with pytest.raises(ValueError, match=f"no observation has {size} entries"):
+            observation_parts(size)

@@ -110,6 +110,18 @@ def obs_size(match_record: bool = False) -> int:
     return RECORD_OBS_SIZE if match_record else OBS_SIZE
 
 
+def observation_parts(size: int) -> tuple[bool, bool]:
+    """``(match_record, privileged)``: what an observation of ``size`` entries holds after the view, the match
+    record (``RECORD_OBS_SIZE``) and what no player sees (``PRIVILEGED_SIZE`` more, a privileged critic's training
+    env); ``ValueError`` for a size no layout has."""
+    for match_record in (False, True):
+        for privileged in (False, True):
+            if size == obs_size(match_record) + (PRIVILEGED_SIZE if privileged else 0):
+                return match_record, privileged
+    raise ValueError(f"no observation has {size} entries: the view has {OBS_SIZE} ({RECORD_OBS_SIZE} with the "
+                     f"match record), {PRIVILEGED_SIZE} more with what no player sees")
+
+
 def obs_bounds(match_record: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The low and high bounds of every entry of the encoding, with the match record or without."""
     if not match_record:

@@ -14,13 +14,13 @@ import os
 from gin_env import agents
 from gin_env.agents import ppo
 from gin_env.files import check_input_file
-from gin_env.game.observation import PRIVILEGED_SIZE, RECORD_OBS_SIZE
+from gin_env.game.observation import observation_parts
 from gin_env.game.rules import PRESETS
 from gin_env.optional import require
 from gin_env.training.config import Args
 from gin_env.training.opponents import SELF, batched_agent, listed, parse_schedule
 from gin_env.training.run_files import RUN_FILES, check_run_dir, new_history, read_history
-from gin_env.training.widen import is_privileged
+from gin_env.training.widen import reads
 
 #: The largest ``--seed``: SB3 seeds numpy's legacy generator (below 2**32) with it plus a resumed run's step count.
 MAX_SEED = 2**31 - 1
@@ -185,12 +185,12 @@ def check_resume_model(args: Args) -> None:
     except (ValueError, OSError) as err:
         raise ValueError(f"--resume: {err}") from None
     check_minibatches(args.num_envs, model.n_steps, model.batch_size, f" (the settings of {args.resume})")
-    privileged = PRIVILEGED_SIZE if is_privileged(model) else 0
-    if model.observation_space.shape == (RECORD_OBS_SIZE + privileged,) and not args.match_record:
+    record, privileged = observation_parts(reads(model))
+    if record and not args.match_record:
         raise ValueError(f"--resume {args.resume} reads the match record: train it with --match-record")
     if privileged and not args.privileged_critic:
         raise ValueError(f"--resume {args.resume} has a privileged critic: train it with --privileged-critic")
-    if privileged and args.match_record and model.observation_space.shape != (RECORD_OBS_SIZE + privileged,):
+    if privileged and args.match_record and not record:
         raise ValueError(f"--resume {args.resume} has a privileged critic and does not read the match record: a "
                          "privileged critic's model is not widened to the record")
 

@@ -16,7 +16,14 @@ import os
 
 import numpy as np
 
-from gin_env.game.observation import OBS_SIZE, PRIVILEGED_PLANES, PRIVILEGED_SIZE, RECORD_OBS_SIZE
+from gin_env.game.observation import (
+    OBS_SIZE,
+    PRIVILEGED_PLANES,
+    PRIVILEGED_SIZE,
+    RECORD_OBS_SIZE,
+    obs_size,
+    observation_parts,
+)
 from gin_env.optional import require
 
 
@@ -52,7 +59,7 @@ def widen_to_record(model, observation_space) -> None:
 
 def is_privileged(model) -> bool:
     """Whether ``model``'s critic reads what no player sees (``--privileged-critic``)."""
-    return bool(model.policy_kwargs.get("features_extractor_kwargs", {}).get("privileged"))
+    return observation_parts(reads(model))[1]
 
 
 def widen_to_privileged(model, observation_space) -> None:
@@ -88,10 +95,9 @@ def widened_copy(source: str, observation_space, folder: str) -> str:
 
     maskable_ppo = require("sb3_contrib", "training").MaskablePPO
     model = maskable_ppo.load(source, device="cpu", custom_objects=custom_objects_for(source))
-    width = observation_space.shape[0]
-    privileged = width in (OBS_SIZE + PRIVILEGED_SIZE, RECORD_OBS_SIZE + PRIVILEGED_SIZE)
-    view = width - PRIVILEGED_SIZE if privileged else width
-    if view != reads(model) - (PRIVILEGED_SIZE if is_privileged(model) else 0):
+    record, privileged = observation_parts(observation_space.shape[0])
+    if record and not observation_parts(reads(model))[0]:
+        view = obs_size(match_record=True)
         widen_to_record(model, Box(observation_space.low[:view], observation_space.high[:view]))
     if privileged and not is_privileged(model):
         widen_to_privileged(model, observation_space)
