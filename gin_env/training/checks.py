@@ -32,8 +32,8 @@ RANGES = {
     **dict.fromkeys(("num_envs", "slots", "snapshot_every", "snapshots", "n_steps", "n_epochs",
                      "imitate_epochs", "imitate_batch_size", "channels", "features", "hidden", "eval_every",
                      "checkpoint_every", "threads"), (1, False, math.inf)),
-    **dict.fromkeys(("total_timesteps", "eval_deals", "imitate_steps", "critic_alone_until"), (0, False, math.inf)),
-    **dict.fromkeys(("reward_scale", "learning_rate", "clip_range", "imitate_lr", "knock_weight", "critic_alone_lr"),
+    **dict.fromkeys(("total_timesteps", "eval_deals", "imitate_steps"), (0, False, math.inf)),
+    **dict.fromkeys(("reward_scale", "learning_rate", "clip_range", "imitate_lr", "knock_weight"),
                     (0, True, math.inf)),
     **dict.fromkeys(("ent_coef", "shaping"), (0, False, math.inf)),
     **dict.fromkeys(("gamma", "gae_lambda"), (0, True, 1)),
@@ -96,9 +96,6 @@ def check_names(args: Args) -> None:
         raise ValueError("--privileged-critic trains by PPO alone, and this run would clone a teacher or a dataset "
                          "first: drop --from-dataset and --clone-resumed, and give --imitate-steps 0 or a --resume "
                          "model")
-    if args.critic_alone_until and args.critic_alone_until >= args.total_timesteps:
-        raise ValueError(f"--critic-alone-until ({args.critic_alone_until:,}) must be below --total-timesteps "
-                         f"({args.total_timesteps:,}): the actor trains after it")
     if args.clone_resumed and not (args.resume and args.imitate_steps):
         raise ValueError("--clone-resumed clones the teacher into the --resume model: give --resume and a "
                          "positive --imitate-steps")

@@ -60,11 +60,6 @@ class Args:
         "help": "the critic also reads what no player sees, the opponent's hand and the stock's order: the actor, and "
                 "so every network exported or played, reads the player's view alone (a --resume model without it gets "
                 "a critic extractor of its own, the new inputs weighted 0)"})
-    critic_alone_until: int = field(default=0, metadata={
-        "help": "before PPO, train the critic alone, the actor's weights fixed, until the model is at this many "
-                "steps (counted as --total-timesteps; 0: off): the layers the actor does not read are fitted to each "
-                "rollout's returns"})
-    critic_alone_lr: float = field(default=1e-3, metadata={"help": "Adam learning rate of the critic trained alone"})
     shaping: float = field(default=1.0, metadata={"help": "weight of the potential-based deadwood shaping (0: off)"})
     channels: int = field(default=32, metadata={"help": "channels of each convolution over the card grid"})
     features: int = field(default=128, metadata={"help": "width of the global feature layer"})

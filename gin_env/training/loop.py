@@ -111,17 +111,9 @@ def train(args: Args, history: dict | None = None):
     model, end = _start(args, history, env)
     eval_opponent = agents.load(args.eval_opponent) if args.eval_deals else None
     callback = RunCallback(args, env, Rules.preset(args.rules), history, eval_opponent, total=end)
-    alone = args.critic_alone_until > model.num_timesteps
-    if alone:
-        from gin_env.training.critic_alone import train_critic_alone
-
-        train_critic_alone(model, callback, args)
-    elif args.critic_alone_until:
-        print(f"the model is at {model.num_timesteps:,} steps already, --critic-alone-until "
-              f"{args.critic_alone_until:,}: the critic does not train alone")
     if end > model.num_timesteps:
         model.learn(args.total_timesteps - model.num_timesteps, callback=callback,
-                    reset_num_timesteps=not (args.resume or alone), tb_log_name="ppo")
+                    reset_num_timesteps=not args.resume, tb_log_name="ppo")
     save_run(model, history, args.run_dir)
     if history["eval"]:
         with atomic_path(os.path.join(args.run_dir, "learning_curve.png")) as path:
