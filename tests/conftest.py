@@ -1,11 +1,9 @@
-"""What tests share: one rule for tests that need an optional extra (where the extra's package is not installed,
-the test is skipped with the extra's name, wherever in the test the import happens; where it is installed, any
-import error fails), and the tiny model that the training tests resume."""
+"""One rule for tests that need an optional extra: where the extra's package is not installed, the test is skipped
+with the extra's name, wherever in the test the import happens; where it is installed, any import error fails."""
 
 from __future__ import annotations
 
 import importlib.util
-import os
 
 import pytest
 
@@ -34,15 +32,3 @@ def pytest_runtest_makereport(item, call):
         path, line, _ = item.location
         report.longrepr = (path, (line or 0) + 1,
                            f"Skipped: needs {missing}: pip install 'gin-env[{EXTRAS[missing]}]'")
-
-
-@pytest.fixture(scope="module")
-def plain(tmp_path_factory) -> str:
-    """The path of a tiny trained model of the plain observation, whose actor and critic share their features
-    extractor (``tests.test_train_record.TINY`` settings; needs the train extra)."""
-    from gin_env.training import config, loop
-    from tests.test_train_record import TINY
-
-    run_dir = str(tmp_path_factory.mktemp("plain"))
-    loop.train(config.parse_args(["--total-timesteps", "1024", "--seed", "3", "--run-dir", run_dir, *TINY]))
-    return os.path.join(run_dir, "last.zip")

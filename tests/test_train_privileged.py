@@ -26,6 +26,14 @@ from tests.test_train_record import TINY  # noqa: E402
 NO_CLONING = [*TINY, "--imitate-steps", "0"]
 
 
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    """A tiny model of the plain observation whose actor and critic share their features extractor."""
+    run_dir = str(tmp_path_factory.mktemp("plain"))
+    loop.train(config.parse_args(["--total-timesteps", "1024", "--seed", "3", "--run-dir", run_dir, *TINY]))
+    return os.path.join(run_dir, "last.zip")
+
+
 def _values(model, obs: np.ndarray) -> np.ndarray:
     with torch.no_grad():
         return model.policy.predict_values(torch.as_tensor(obs)).numpy().ravel()
