@@ -18,7 +18,15 @@ import torch  # noqa: E402
 from gin_env import agents  # noqa: E402
 from gin_env.agents import numpy_policy, ppo  # noqa: E402
 from gin_env.game import cards  # noqa: E402
-from gin_env.game.observation import OBS_LAYOUT, OBS_SIZE, PRIVILEGED_PLANES, PRIVILEGED_SIZE, STOCK_DEPTH_DECAY, encode  # noqa: E402
+from gin_env.game.observation import (  # noqa: E402
+    OBS_LAYOUT,
+    OBS_SIZE,
+    PRIVILEGED_PLANES,
+    PRIVILEGED_SIZE,
+    RECORD_OBS_SIZE,
+    STOCK_DEPTH_DECAY,
+    encode,
+)
 from gin_env.training import checks, config, export, loop, pool_env, widen  # noqa: E402
 from tests.test_train import decision_views  # noqa: E402
 from tests.test_train_record import TINY  # noqa: E402
@@ -101,7 +109,7 @@ def test_training_with_a_privileged_critic_exports_an_actor_of_the_plain_view(pl
     start = ppo.read_model(plain, "the test").num_timesteps
     model = loop.train(config.parse_args(["--total-timesteps", str(start + 1024), "--run-dir", run_dir, "--resume",
                                           plain, "--privileged-critic", *NO_CLONING]))
-    assert "widening" in capsys.readouterr().out
+    assert f"widening {plain} to read what no player sees (" in capsys.readouterr().out
     assert model.num_timesteps >= start + 1024 and widen.is_privileged(model)
     last = os.path.join(run_dir, "last.zip")
     assert ppo.observation_shape(last) == (OBS_SIZE + PRIVILEGED_SIZE,)
@@ -116,6 +124,19 @@ def test_training_with_a_privileged_critic_exports_an_actor_of_the_plain_view(pl
     more = loop.train(config.parse_args(["--total-timesteps", str(model.num_timesteps + 1024), "--run-dir", run_dir,
                                          "--resume", last, "--privileged-critic", *NO_CLONING]))
     assert "widening" not in capsys.readouterr().out and more.num_timesteps > model.num_timesteps
+
+
+def test_a_record_model_gains_a_privileged_critic_and_is_told_only_that(plain, tmp_path, capsys):
+    """Widening names what the resumed model lacks, not every option of the run."""
+    start = ppo.read_model(plain, "the test").num_timesteps
+    loop.train(config.parse_args(["--total-timesteps", str(start + 1024), "--run-dir", str(tmp_path / "record"),
+                                  "--resume", plain, "--match-record", *NO_CLONING]))
+    record = str(tmp_path / "record" / "last.zip")
+    assert f"widening {plain} to read the match record (" in capsys.readouterr().out
+    model = loop.train(config.parse_args(["--total-timesteps", str(start + 2048), "--run-dir", str(tmp_path / "both"),
+                                          "--resume", record, "--match-record", "--privileged-critic", *NO_CLONING]))
+    assert f"widening {record} to read what no player sees (" in capsys.readouterr().out
+    assert model.observation_space.shape == (RECORD_OBS_SIZE + PRIVILEGED_SIZE,) and widen.is_privileged(model)
 
 
 @pytest.mark.parametrize(("extra", "message"), [

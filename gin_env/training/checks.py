@@ -91,8 +91,7 @@ def check_names(args: Args) -> None:
         raise ValueError(f"--opponents {args.opponents!r}: {err}") from None
     if args.match_record and PRESETS[args.rules].target is None:
         raise ValueError(f"--match-record plays games to the target, and --rules {args.rules} have none")
-    clones = args.from_dataset or (args.imitate_steps and (not args.resume or args.clone_resumed))
-    if args.privileged_critic and clones:
+    if args.privileged_critic and args.clones():
         raise ValueError("--privileged-critic trains by PPO alone, and this run would clone a teacher or a dataset "
                          "first: drop --from-dataset and --clone-resumed, and give --imitate-steps 0 or a --resume "
                          "model")

@@ -77,6 +77,11 @@ class Args:
     threads: int = field(default=1, metadata={"help": "torch CPU threads"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar (--no-progress hides it)"})
 
+    def clones(self) -> bool:
+        """Whether the run clones before PPO: a dataset is cloned into a resumed model too (a fine-tune, as expert
+        iteration does); a teacher warms a new model, and a resumed one only when asked (``--clone-resumed``)."""
+        return bool(self.from_dataset or (self.imitate_steps and (not self.resume or self.clone_resumed)))
+
 
 def build_parser(prog: str | None = None, options: type = Args, description: str | None = None):
     """The ``argparse`` parser of an ``options`` dataclass (:class:`Args` by default): one option per field, named

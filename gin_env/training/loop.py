@@ -14,6 +14,7 @@ import time
 
 from gin_env import agents
 from gin_env.files import atomic_path
+from gin_env.game.observation import observation_parts
 from gin_env.game.rules import Rules
 from gin_env.optional import MissingExtra, require
 from gin_env.training.checks import check_args
@@ -67,9 +68,11 @@ def _start(args: Args, history: dict, env):
         maskable_ppo = require("sb3_contrib", "training").MaskablePPO
         with tempfile.TemporaryDirectory() as scratch:
             source = args.resume
-            if env.observation_space.shape != ppo.observation_shape(source):
-                what = " and ".join(name for name, on in (("the match record", args.match_record),
-                                                           ("what no player sees", args.privileged_critic)) if on)
+            has = observation_parts(ppo.observation_shape(source)[0])
+            wants = observation_parts(env.observation_space.shape[0])
+            if has != wants:
+                what = " and ".join(name for name, had, wanted in zip(("the match record", "what no player sees"),
+                                                                      has, wants) if wanted and not had)
                 print(f"widening {source} to read {what} (its new inputs weighted 0)")
                 source = widened_copy(source, env.observation_space, scratch)
             model = maskable_ppo.load(source, env=env, device=args.device, tensorboard_log=tb_dir,
@@ -82,9 +85,7 @@ def _start(args: Args, history: dict, env):
     line = _plan_line(args, model, end)
     if line:
         print(line)
-    # A dataset is cloned into a resumed model too (a fine-tune, as expert iteration does); a teacher warms a new
-    # one, and a resumed one only when asked (--clone-resumed).
-    if args.from_dataset or (args.imitate_steps and (not args.resume or args.clone_resumed)):
+    if args.clones():
         imitate(model, args, history)
     return model, end
 
