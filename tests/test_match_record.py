@@ -20,6 +20,7 @@ from gin_env.game.observation import (
     RECORD_OBS_LAYOUT,
     RECORD_OBS_SIZE,
     encode,
+    obs_bounds,
     observation_parts,
 )
 from gin_env.game.rules import Rules
@@ -145,3 +146,16 @@ def test_an_observations_size_names_what_it_holds_after_the_view():
     for size in (0, OBS_SIZE - 1, OBS_SIZE + 1, RECORD_OBS_SIZE + PRIVILEGED_SIZE + 1):
         with pytest.raises(ValueError, match=f"no observation has {size} entries"):
             observation_parts(size)
+
+
+@pytest.mark.parametrize("match_record", [False, True])
+@pytest.mark.parametrize("privileged", [False, True])
+def test_the_bounds_of_each_layout_have_the_width_that_names_it(match_record, privileged):
+    """``obs_bounds`` gives every layout its bounds: the view's first, the record's counts and the hidden planes
+    (a privileged critic's training env) each in [0, 1] after it, a width that ``observation_parts`` reads back."""
+    low, high = obs_bounds(match_record, privileged)
+    assert low.shape == high.shape and observation_parts(low.shape[0]) == (match_record, privileged)
+    view_low, view_high = obs_bounds()
+    np.testing.assert_array_equal(low[:OBS_SIZE], view_low)
+    np.testing.assert_array_equal(high[:OBS_SIZE], view_high)
+    assert (low[OBS_SIZE:] == 0).all() and (high[OBS_SIZE:] == 1).all()

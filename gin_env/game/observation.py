@@ -122,12 +122,14 @@ def observation_parts(size: int) -> tuple[bool, bool]:
                      f"match record), {PRIVILEGED_SIZE} more with what no player sees")
 
 
-def obs_bounds(match_record: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """The low and high bounds of every entry of the encoding, with the match record or without."""
-    if not match_record:
+def obs_bounds(match_record: bool = False, privileged: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The low and high bounds of every entry of the encoding, with the match record or without, and with what no
+    player sees after it (a privileged critic's training env) or without: the sizes ``observation_parts`` reads."""
+    extra = (RECORD_SIZE if match_record else 0) + (PRIVILEGED_SIZE if privileged else 0)
+    if not extra:
         return OBS_LOW, OBS_HIGH
-    return (np.concatenate([OBS_LOW, np.zeros(RECORD_SIZE, dtype=np.float32)]),
-            np.concatenate([OBS_HIGH, np.ones(RECORD_SIZE, dtype=np.float32)]))
+    return (np.concatenate([OBS_LOW, np.zeros(extra, dtype=np.float32)]),
+            np.concatenate([OBS_HIGH, np.ones(extra, dtype=np.float32)]))
 
 
 _NO_ACTIONS = np.zeros(N_ACTIONS, dtype=bool)

@@ -9,7 +9,7 @@ from gymnasium import spaces
 
 from gin_env.envs.vector import GinRummyVectorEnv
 from gin_env.game import cards
-from gin_env.game.observation import DEADWOOD_SCALE, OBS_LAYOUT, PRIVILEGED_SIZE, STOCK_DEPTH_DECAY
+from gin_env.game.observation import DEADWOOD_SCALE, OBS_LAYOUT, PRIVILEGED_SIZE, STOCK_DEPTH_DECAY, obs_bounds
 from gin_env.interop.sb3 import SB3VecEnv
 from gin_env.optional import require
 from gin_env.training.config import Args
@@ -56,10 +56,8 @@ class PoolVecEnv(VecEnvWrapper):
                                     for _ in range(args.slots)]))
         self.potential = np.zeros(args.num_envs)
         if args.privileged_critic:
-            view = self.venv.observation_space
-            self.observation_space = spaces.Box(np.append(view.low, np.zeros(PRIVILEGED_SIZE, view.dtype)),
-                                                np.append(view.high, np.ones(PRIVILEGED_SIZE, view.dtype)),
-                                                dtype=view.dtype)
+            self.observation_space = spaces.Box(*obs_bounds(args.match_record, privileged=True),
+                                                dtype=self.venv.observation_space.dtype)
 
     def set_opponent(self, slot: int, agent) -> None:
         self.venv.parts[slot].opponent = agent
