@@ -25,7 +25,8 @@ probability, it
 2. **plays** every (sample x candidate action) continuation to the end of the hand in one ``HandBatch`` (sampled
    once, each sample copied once per candidate with ``HandBatch.take``), both players
    following the rollout policy (simple, or the guide network greedily); with ``opponent="record"`` the opponent's
-   moves are simple's where the match record shows it winning hands by plain knocks, as simple does;
+   moves are simple's where the match record shows it winning hands by plain knocks, as simple does, and with
+   ``opponent`` naming a policy (``"simple"``, a shipped network, a path to weights) always that policy's;
 3. **picks** the candidate with the best mean value over the samples, the same samples for every candidate so that
    luck of the deal cancels between them (:func:`choose`); but another candidate than the guide's choice must beat
    it by more than ``margin`` standard errors of their paired difference. The rollouts model the opponent as the
@@ -89,8 +90,9 @@ WAITERS = ("expert", *numpy_policy.SHIPPED)
 GUIDES = (*WAITERS, "switch")
 
 
-#: The opponent models of the rollouts (``SearchParams.opponent``).
-OPPONENT_MODELS = ("guide", "record")
+#: The opponent models of the rollouts by name (``SearchParams.opponent``); a shipped network's name or a path to a
+#: ``.npz`` of policy weights is one too.
+OPPONENT_MODELS = ("guide", "record", "simple")
 
 #: The most ``replay`` steps per opponent discard: each step solves every sampled hand, so the cost of a decision
 #: grows with it (docs/search.md measured 0 to 2).
@@ -133,9 +135,10 @@ class SearchParams:
     #: A network guide's choice is played without search when the network gives it at least this probability over
     #: the legal actions (None: always search). The expert gives no probabilities, so it does not apply to it.
     trust: float | None = 0.9
-    #: Who the opponent is in the rollouts: "guide" (the guide network, or simple under the expert guide), or
+    #: Who the opponent is in the rollouts: "guide" (the guide network, or simple under the expert guide);
     #: "record": simple's compiled policy against an opponent the match record shows winning by plain knocks
-    #: (``match_record.knocker_opponents``), the guide otherwise.
+    #: (``match_record.knocker_opponents``), the guide otherwise; "simple" always; or a network, a shipped one by
+    #: its name ("ppo": the opponent is taken to be ``ppo-v5``) or a path to its weights (``.npz``).
     opponent: str = "guide"
     #: The guide in place of ``guide`` against an opponent the match record shows winning by plain knocks
     #: (``match_record.knocker_opponents``): a shipped network or a path, as ``guide`` (None: ``guide`` always;
@@ -160,9 +163,11 @@ class SearchParams:
         check_number("search", "points_weight", self.points_weight, low=0, high=1)
         check_number("search", "margin", self.margin, low=0)
         check_number("search", "trust", self.trust, low=0, low_open=True, high=1, none=True)
-        if self.opponent not in OPPONENT_MODELS:
-            raise ValueError(f"search parameter 'opponent' must be one of {', '.join(OPPONENT_MODELS)}, got "
-                             f"{self.opponent!r}")
+        if not isinstance(self.opponent, str) or not (
+                self.opponent in (*OPPONENT_MODELS, *numpy_policy.SHIPPED) or self.opponent.endswith(".npz")):
+            raise ValueError(f"search parameter 'opponent' must be one of "
+                             f"{', '.join((*OPPONENT_MODELS, *numpy_policy.SHIPPED))} or a path to policy weights "
+                             f"(.npz), got {self.opponent!r}")
 
 
 def _check_guide(key: str, value, names: tuple[str, ...]) -> None:
@@ -190,6 +195,8 @@ class SearchAgent:
             if p.guide == "switch" else (p.guide, p.waiter)
         self._racer = _guide_by_name(racer)
         self._waiter = None if waiter is None else _guide_by_name(waiter)
+        self._opponent = SIMPLE if p.opponent == "simple" else \
+            None if p.opponent in OPPONENT_MODELS else _guide_by_name(p.opponent)
 
     def guide(self, view: PlayerView):
         """The guide for ``view``: ``waiter`` against an opponent the view's match record shows winning by plain
@@ -201,9 +208,12 @@ class SearchAgent:
     def rollout_policies(self, view: PlayerView) -> tuple:
         """The policies that play the rollouts for ``view``, (the viewer's, the opponent's): the guide network (or
         simple's compiled policy for the expert guide) on both sides; with ``opponent="record"``, simple's for an
-        opponent the match record shows winning by plain knocks (``match_record.knocker_opponents``)."""
+        opponent the match record shows winning by plain knocks (``match_record.knocker_opponents``); with
+        ``opponent`` naming a policy, that one for the opponent."""
         guide = self.guide(view)
         own = SIMPLE if isinstance(guide, ExpertAgent) else guide
+        if self._opponent is not None:
+            return own, self._opponent
         knocker = self.params.opponent == "record" and knocker_opponent(view.record)
         return own, SIMPLE if knocker else own
 

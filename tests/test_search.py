@@ -294,7 +294,7 @@ def test_the_clock_stops_before_a_round_that_would_pass_the_budget(monkeypatch):
 @pytest.mark.parametrize(("key", "value"), [
     ("samples", 0), ("time_ms", 0), ("discards", 0), ("shunned_weight", 0.0), ("points_weight", 1.5),
     ("replay", -1.0), ("guide", "mcts"), ("waiter", "switch"), ("waiter", "mcts"), ("margin", -1.0), ("trust", 0.0),
-    ("trust", 1.5), ("opponent", "simple"),
+    ("trust", 1.5), ("opponent", "mcts"), ("opponent", "expert"),
     # Not finite: each used to be accepted and fail, or hang, in the middle of a game.
     ("replay", float("inf")), ("replay", 9.0), ("shunned_weight", float("inf")), ("partner_weight", float("nan")),
     ("time_ms", float("inf")), ("margin", float("inf")), ("trust", float("nan")), ("points_weight", float("nan"))])
@@ -426,21 +426,26 @@ def test_the_waiter_guides_once_the_record_shows_a_knocker(params, racer_name, w
     assert differ, "the two networks never disagreed: the test tells nothing"
 
 
+def note_movers(monkeypatch, policies: dict) -> dict[str, set]:
+    """Wrap each policy's ``act_batch`` to note the players it moves for, by the policy's key in ``policies``."""
+    movers = {key: set() for key in policies}
+    for key, policy in policies.items():
+        act_batch = policy.act_batch
+
+        def noted(v, rng, key=key, act_batch=act_batch):
+            movers[key].update(v.player.tolist())
+            return act_batch(v, rng)
+
+        monkeypatch.setattr(policy, "act_batch", noted)
+    return movers
+
+
 @pytest.mark.parametrize(("record", "simple_plays_the_opponent"), [(KNOCKER_RECORD, True), (GIN_RECORD, False)])
 def test_the_record_opponent_model_plays_simple_against_a_knocker(monkeypatch, record, simple_plays_the_opponent):
     """``opponent="record"``: in the rollouts the opponent's moves are simple's against an opponent the record shows
     winning by plain knocks, the guide's otherwise; the searcher's own moves are always the guide's."""
     search = SearchAgent(**FAST, guide="exit", opponent="record")
-    network, simple = search._racer, rollouts.SIMPLE
-    movers = {"network": set(), "simple": set()}
-    for name, policy in (("network", network), ("simple", simple)):
-        act_batch = policy.act_batch
-
-        def noted(v, rng, name=name, act_batch=act_batch):
-            movers[name].update(v.player.tolist())
-            return act_batch(v, rng)
-
-        monkeypatch.setattr(policy, "act_batch", noted)
+    movers = note_movers(monkeypatch, {"network": search._racer, "simple": rollouts.SIMPLE})
     v = next(v for _, v in seeded_views(Rules.preset("eaai"), 5, 4)
              if v.phase == engine.DISCARD and len(search.candidates(v)) > 1)
     v = v._replace(record=record)
@@ -450,3 +455,21 @@ def test_the_record_opponent_model_plays_simple_against_a_knocker(monkeypatch, r
         assert movers == {"network": {v.player}, "simple": {opponent}}
     else:
         assert movers == {"network": {v.player, opponent}, "simple": set()}
+
+
+@pytest.mark.parametrize("opponent", ["ppo", "simple", "path"])
+def test_a_named_opponent_model_plays_the_opponent_side_of_every_rollout(monkeypatch, opponent):
+    """``opponent`` naming a policy (a shipped network, simple, or a path to weights): in the rollouts every move of
+    the opponent is that policy's, whatever the record shows, and every move of the searcher the guide's."""
+    name = numpy_policy.SHIPPED["ppo"] if opponent == "path" else opponent
+    search = SearchAgent(**FAST, guide="exit", opponent=name)
+    guide, model = search._racer, search._opponent
+    assert model is not guide
+    assert (model is rollouts.SIMPLE) == (opponent == "simple")
+    movers = note_movers(monkeypatch, {"guide": guide, "model": model})
+    views = [v for _, v in seeded_views(Rules.preset("eaai"), 5, 4)
+             if v.phase == engine.DISCARD and len(search.candidates(v)) > 1]
+    for record in (KNOCKER_RECORD, GIN_RECORD):
+        v = views[0]._replace(record=record)
+        search.sample_values(v, search.candidates(v), np.random.default_rng(0))
+        assert movers == {"guide": {v.player}, "model": {1 - v.player}}
