@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import math
 import os
-import zipfile
 
 import numpy as np
 
-from gin_env.files import atomic_write
+from gin_env.files import atomic_write, npz_arrays, npz_headers
 from gin_env.game import cards
 from gin_env.game.actions import DISCARD_BASE
 from gin_env.game.observation import OBS_SIZE, PLANES, RECORD_OBS_SIZE
@@ -53,6 +52,8 @@ PARAMETERS = [_FEATURES + name for name in ("runs.weight", "runs.bias", "sets.we
              [_HEAD + name for name in ("card.weight", "card.bias", "context.weight", "context.bias",
                                         "card_out.weight", "card_out.bias", "free_out.weight", "free_out.bias")]
 _N_PLANE_ENTRIES = len(PLANES) * cards.N_CARDS
+#: What a policy weights file is, in the errors that refuse one.
+WEIGHTS_FILE = "a policy weights file (.npz written by gin-env export --numpy)"
 
 
 class NumpyPolicyAgent(PolicyAgent):
@@ -208,40 +209,13 @@ def read_weights(path: str) -> dict[str, np.ndarray]:
     from the array headers before any array is read."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no policy weights file at {path!r}")
-    headers = _array_headers(path)
+    every = npz_headers(path, WEIGHTS_FILE)
+    headers = {key: every[key] for key in PARAMETERS if key in every}
     check_shapes({key: shape for key, (shape, _) in headers.items()}, repr(path))
     not_float = [key for key, (_, dtype) in headers.items() if dtype.kind != "f"]
     if not_float:
         raise ValueError(f"{path!r} holds weights that are not floating-point numbers: {', '.join(not_float)}")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            return {key: archive[key] for key in headers}
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as err:  # a damaged archive, past its headers
-        raise ValueError(f"{path!r} is not a policy weights file (.npz written by gin-env export --numpy): "
-                         f"{err}") from err
-
-
-def _array_headers(path: str) -> dict[str, tuple[tuple, np.dtype]]:
-    """(shape, dtype) of each array of :data:`PARAMETERS` in the ``.npz`` at ``path``, from its header alone."""
-    headers = {}
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = set(archive.namelist())
-            for key in PARAMETERS:
-                if key + ".npy" not in members:
-                    continue
-                with archive.open(key + ".npy") as member:
-                    version = np.lib.format.read_magic(member)
-                    if version not in ((1, 0), (2, 0)):
-                        raise ValueError(f"array format version {version}")
-                    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
-                        np.lib.format.read_array_header_2_0
-                    shape, _, dtype = read(member)
-                headers[key] = (shape, dtype)
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as err:  # not a zip, or a header numpy cannot read
-        raise ValueError(f"{path!r} is not a policy weights file (.npz written by gin-env export --numpy): "
-                         f"{err}") from err
-    return headers
+    return npz_arrays(path, headers, WEIGHTS_FILE)
 
 
 def load_policy(path: str, deterministic: bool = True) -> NumpyPolicyAgent:

@@ -21,7 +21,9 @@ probability, it
    would have kept had it held a meld partner, weighs ``shunned_weight``; a neighbour of a card it took, which it
    took to meld, weighs ``partner_weight``; any other unseen card 1), then improved by ``replay`` draw-and-shed
    steps per card the opponent has discarded, so that a hand that has been played for a while is a formed one; the
-   rest of the unseen cards form the stock, in random order;
+   rest of the unseen cards form the stock, in random order. With ``belief`` naming a belief network
+   (``gin_env.belief.NetworkModel``: ``"belief-v1"`` or a path) each unseen card weighs the odds that network gives
+   it instead of the two weights;
 2. **plays** every (sample x candidate action) continuation to the end of the hand in one ``HandBatch`` (sampled
    once, each sample copied once per candidate with ``HandBatch.take``), both players
    following the rollout policy (simple, or the guide network greedily); with ``opponent="record"`` the opponent's
@@ -67,7 +69,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gin_env.belief import OpponentModel, sample_batch
+from gin_env.belief import NetworkModel, OpponentModel, sample_batch
+from gin_env.belief.network import SHIPPED as BELIEF_NETWORKS
 from gin_env.game import cards, solver
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.game.engine import DISCARD, DRAW, OFFER
@@ -127,6 +130,10 @@ class SearchParams:
     #: Improvement steps replayed on each sampled opponent hand, per card the opponent has discarded
     #: (``gin_env.belief.OpponentModel``).
     replay: float = 0.5
+    #: How the opponent's hidden cards are weighed: "heuristic" (the two weights above) or a belief network that
+    #: gives each unseen card its odds (``gin_env.belief.NetworkModel``), a shipped one by its name ("belief-v1") or
+    #: a path to its weights (``.npz``); ``replay`` steps follow either.
+    belief: str = "heuristic"
     #: Share of the hand points in the value of a hand in a game to the target (the rest: the game-win chance).
     points_weight: float = 0.2
     #: Play another candidate than the guide's own choice only when its mean value beats that choice's by more than
@@ -160,6 +167,10 @@ class SearchParams:
         for key in ("shunned_weight", "partner_weight"):
             check_number("search", key, getattr(self, key), low=0, low_open=True)
         check_number("search", "replay", self.replay, low=0, high=MAX_REPLAY)
+        if not isinstance(self.belief, str) or not (
+                self.belief in ("heuristic", *BELIEF_NETWORKS) or self.belief.endswith(".npz")):
+            raise ValueError(f"search parameter 'belief' must be one of heuristic, {', '.join(BELIEF_NETWORKS)} or a "
+                             f"path to belief weights (.npz), got {self.belief!r}")
         check_number("search", "points_weight", self.points_weight, low=0, high=1)
         check_number("search", "margin", self.margin, low=0)
         check_number("search", "trust", self.trust, low=0, low_open=True, high=1, none=True)
@@ -197,6 +208,8 @@ class SearchAgent:
         self._waiter = None if waiter is None else _guide_by_name(waiter)
         self._opponent = SIMPLE if p.opponent == "simple" else \
             None if p.opponent in OPPONENT_MODELS else _guide_by_name(p.opponent)
+        self._belief = OpponentModel(p.shunned_weight, p.partner_weight, p.replay) if p.belief == "heuristic" else \
+            NetworkModel(p.belief, p.replay)
 
     def guide(self, view: PlayerView):
         """The guide for ``view``: ``waiter`` against an opponent the view's match record shows winning by plain
@@ -328,9 +341,8 @@ class SearchAgent:
                         rng: np.random.Generator) -> np.ndarray:
         """(n, len(candidates)): the value of each candidate in each of n fresh determinizations."""
         p = self.params
-        model = OpponentModel(p.shunned_weight, p.partner_weight, p.replay)
         k = len(candidates)
-        batch = sample_batch(view, n, rng, model=model).take(np.repeat(np.arange(n), k))
+        batch = sample_batch(view, n, rng, model=self._belief).take(np.repeat(np.arange(n), k))
         games = np.arange(n * k)
         batch.step(games, np.tile(np.asarray(candidates, dtype=np.int64), n))
         own, opponent = self.rollout_policies(view)

@@ -1,6 +1,6 @@
-"""Worlds per second of gin_env.belief on one core, for a mid-hand view: uniform and under the search agent's
-opponent model, as arrays (``draw_worlds``), as a ``HandBatch`` (``sample_batch``) and as ``HandState``s
-(``sample_worlds``). Prints a markdown table (docs/belief.md).
+"""Worlds per second of gin_env.belief on one core, for a mid-hand view: uniform, under the search agent's
+opponent model and under the shipped belief network, as arrays (``draw_worlds``), as a ``HandBatch``
+(``sample_batch``) and as ``HandState``s (``sample_worlds``). Prints a markdown table (docs/belief.md).
 
     python benchmarks/bench_belief.py [--worlds 10000] [--seconds 2] [--seed 0]
 
@@ -27,7 +27,7 @@ from gin_env.game.rules import Rules
 MID_HAND_STOCK = 21
 PATHS = (("arrays (draw_worlds)", belief.draw_worlds), ("HandBatch (sample_batch)", belief.sample_batch),
          ("HandStates (sample_worlds)", belief.sample_worlds))
-MODELS = (("uniform", None), ("OpponentModel()", belief.OpponentModel()))
+MODELS = (("uniform", None), ("OpponentModel()", belief.OpponentModel()), ("NetworkModel()", belief.NetworkModel()))
 
 
 def mid_hand_view(seed: int):

@@ -5,6 +5,7 @@
     gin-env dataset PLAYER OTHER... [options]    a Minari dataset of a line-up's episodes (gin_env.datasets)
     gin-env iterate [options]                    expert iteration: search plays, a network learns it, repeat
     gin-env export SOURCE... --out FILE          a model file to ship, one checkpoint or several averaged
+    gin-env train-belief --out FILE [options]    a belief network fitted to played games' hidden cards
     gin-env play [options]                       a game against an agent in the terminal (gin_env.ui.play)
     gin-env replay FILE [--step]                 step through a saved hand (gin_env.ui.viewer)
 
@@ -46,6 +47,11 @@ def _export(argv: list[str], prog: str) -> int:
     return main(argv, prog)
 
 
+def _train_belief(argv: list[str], prog: str) -> int:
+    from gin_env.training.belief import main
+    return main(argv, prog)
+
+
 def _play(argv: list[str], prog: str) -> int:
     from gin_env.ui.play import main
     return main(argv, prog)
@@ -62,7 +68,7 @@ USAGE = __doc__.split("\n\n")[1]
 #: ``--version`` stay light.
 JOBS: dict[str, Callable[[list[str], str], int]] = {
     "evaluate": _evaluate, "train": _train, "dataset": _dataset, "iterate": _iterate,
-    "export": _export, "play": _play, "replay": _replay,
+    "export": _export, "train-belief": _train_belief, "play": _play, "replay": _replay,
 }
 
 

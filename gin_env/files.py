@@ -7,6 +7,8 @@
   exist. A typo in a path is an error, not a new tree of folders.
 * **Never half a file.** :func:`atomic_write` and :func:`atomic_path` write to a temporary name beside the target
   and rename it into place, so an interrupt or an error leaves the old file (or none), never a truncated one.
+* **Arrays checked before they are read.** :func:`npz_headers` reads the shapes and types of an ``.npz`` file's
+  arrays from their headers, so a weights file of the wrong network is refused before its arrays are loaded.
 * **Never an unbounded read.** :func:`read_text` refuses a file larger than the caller's limit (``/dev/zero`` as a
   replay is an error, not a process that grows until the machine stops).
 """
@@ -16,7 +18,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import zipfile
 from collections.abc import Iterator
+
+import numpy as np
 
 
 def _named(path: str | os.PathLike, option: str | None) -> str:
@@ -118,3 +123,33 @@ def read_text(path: str | os.PathLike, limit: int, what: str = "file") -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{what} {path}: not UTF-8 text") from None
+
+
+def npz_headers(path: str, what: str) -> dict[str, tuple[tuple, np.dtype]]:
+    """(shape, dtype) of each array in the ``.npz`` file at ``path``, by its name, from the headers alone;
+    ``ValueError`` saying the file is not ``what`` when it is not an archive of arrays numpy can read."""
+    headers = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for member_name in archive.namelist():
+                with archive.open(member_name) as member:
+                    version = np.lib.format.read_magic(member)
+                    if version not in ((1, 0), (2, 0)):
+                        raise ValueError(f"array format version {version}")
+                    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                        np.lib.format.read_array_header_2_0
+                    shape, _, dtype = read(member)
+                headers[member_name.removesuffix(".npy")] = (shape, dtype)
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as err:  # not a zip, or a header numpy cannot read
+        raise ValueError(f"{path!r} is not {what}: {err}") from err
+    return headers
+
+
+def npz_arrays(path: str, names, what: str) -> dict[str, np.ndarray]:
+    """The arrays ``names`` of the ``.npz`` file at ``path`` (headers checked by the caller); ``ValueError`` saying
+    the file is not ``what`` when the archive is damaged past its headers."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return {name: archive[name] for name in names}
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{path!r} is not {what}: {err}") from err

@@ -42,6 +42,11 @@ BAD = [
     ("--seed", [*GIN_ENV, "evaluate", "simple", "random", "--seed", "-1"]),
     ("missing.zip", [*GIN_ENV, "export", "missing.zip", "--out", "policy.zip"]),
     ("no-such-folder", [*GIN_ENV, "export", SHIPPED_MODEL, "--out", "no-such-folder/policy.zip"]),
+    ("simpel", [*GIN_ENV, "train-belief", "--out", "belief.npz", "--players", "ppo,simpel"]),
+    ("--keep", [*GIN_ENV, "train-belief", "--out", "belief.npz", "--keep", "0"]),
+    ("--held-out", [*GIN_ENV, "train-belief", "--out", "belief.npz", "--held-out", "1"]),
+    (".npz", [*GIN_ENV, "train-belief", "--out", "existing.txt"]),
+    ("no-such-folder", [*GIN_ENV, "train-belief", "--out", "no-such-folder/belief.npz"]),
     ("/dev/zero", [*GIN_ENV, "replay", "/dev/zero"]),  # the viewer needs rich (the play extra) to start
     ("--seed", [*GIN_ENV, "play", "--seed", "-1"]),
     ("dance", [*GIN_ENV, "dance"]),

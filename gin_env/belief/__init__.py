@@ -18,6 +18,9 @@ API
 ``OpponentModel(shunned_weight=0.5, partner_weight=2.0, replay=0.5)``
     The opponent model, the search agent's by default; :data:`UNIFORM` is the model that ``model=None`` means
     (every weight 1, no replay).
+``NetworkModel(network="belief-v1", replay=0.5)``
+    The learned opponent model: a network reads the view and weighs each unseen card by its odds of lying in the
+    opponent's hand; the rest of the draw is :class:`OpponentModel`'s (``gin_env.belief.network``).
 
 ``view`` must be the view of the player to act (``view.to_act``) in a hand that is not over: a waiting player's
 view does not show which card the opponent took this turn, so its worlds would not be determined. ``n`` is a whole
@@ -50,7 +53,9 @@ The model
 :class:`OpponentModel` is a direct weighted draw, not a proposal with importance weights: each world it returns
 counts once. Its distribution is the procedure its docstring describes (weighted draw without replacement, then
 draw-and-shed steps); a heuristic that leans the opponent's hand toward what its play suggests, measured as a
-search agent's strength in docs/search.md, not a posterior.
+search agent's strength in docs/search.md, not a posterior. :class:`NetworkModel` is the same draw with each card's
+weight the odds a network gives it; the network learned those odds from the hidden hands of played games, so its
+worlds lean toward the hands that the players it watched held in such views (docs/belief.md).
 
 Example::
 
@@ -68,6 +73,7 @@ Example::
 """
 
 from gin_env.belief.model import UNIFORM, OpponentModel
+from gin_env.belief.network import NetworkModel
 from gin_env.belief.worlds import Draws, draw_worlds, sample_batch, sample_worlds
 
-__all__ = ["UNIFORM", "Draws", "OpponentModel", "draw_worlds", "sample_batch", "sample_worlds"]
+__all__ = ["UNIFORM", "Draws", "NetworkModel", "OpponentModel", "draw_worlds", "sample_batch", "sample_worlds"]

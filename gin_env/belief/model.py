@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gin_env.belief.network import NetworkModel
 from gin_env.game import cards, meld_partners, solver
 from gin_env.game.observation import PlayerView
 
@@ -64,7 +65,7 @@ UNIFORM = OpponentModel(shunned_weight=1.0, partner_weight=1.0, replay=0.0)
 
 
 def draw_hidden(view: PlayerView, unseen: np.ndarray, hidden: int, n: int, rng: np.random.Generator,
-                model: OpponentModel) -> np.ndarray:
+                model: OpponentModel | NetworkModel) -> np.ndarray:
     """(n, len(unseen)) bool: which of the ``unseen`` card ids (ascending) the opponent holds in each of ``n``
     worlds, ``hidden`` in each row, drawn as ``model`` says. Draws nothing from ``rng`` when ``hidden`` is 0."""
     u = unseen.size

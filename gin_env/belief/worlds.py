@@ -12,6 +12,7 @@ import numpy as np
 from gin_env.batch import kernels
 from gin_env.batch.hand_batch import LIVE, HandBatch
 from gin_env.belief.model import UNIFORM, OpponentModel, draw_hidden
+from gin_env.belief.network import NetworkModel
 from gin_env.game import cards, engine
 from gin_env.game.actions import TAKE_DISCARD
 from gin_env.game.engine import DEALT, DISCARD, DRAW, OVER
@@ -30,7 +31,7 @@ class Draws(NamedTuple):
 
 
 def sample_worlds(view: PlayerView, n: int, rng: np.random.Generator, *,
-                  model: OpponentModel | None = None) -> list[engine.HandState]:
+                  model: OpponentModel | NetworkModel | None = None) -> list[engine.HandState]:
     """``n`` worlds consistent with ``view``, as ``engine.HandState``s: uniformly over the consistent worlds when
     ``model`` is None, else the opponent's hidden cards drawn as ``model`` says (the stock order is uniform either
     way). The same ``rng`` state gives the same worlds."""
@@ -44,7 +45,7 @@ def sample_worlds(view: PlayerView, n: int, rng: np.random.Generator, *,
 
 
 def sample_batch(view: PlayerView, n: int, rng: np.random.Generator, *,
-                 model: OpponentModel | None = None) -> HandBatch:
+                 model: OpponentModel | NetworkModel | None = None) -> HandBatch:
     """The worlds of :func:`sample_worlds` (the same ones for the same ``rng`` state) as a ``HandBatch`` of ``n``
     games, ready to step: filled from the arrays directly, without building a ``HandState`` per world, and equal
     to ``HandBatch.from_states(sample_worlds(view, n, rng, model=model))``."""
@@ -71,7 +72,8 @@ def sample_batch(view: PlayerView, n: int, rng: np.random.Generator, *,
     return batch
 
 
-def draw_worlds(view: PlayerView, n: int, rng: np.random.Generator, *, model: OpponentModel | None = None) -> Draws:
+def draw_worlds(view: PlayerView, n: int, rng: np.random.Generator, *,
+                model: OpponentModel | NetworkModel | None = None) -> Draws:
     """The ``n`` worlds of :func:`sample_worlds` as arrays (:class:`Draws`), checking the arguments first."""
     model = _check(view, n, rng, model)
     unseen = np.asarray(cards.to_ids(view.unseen), dtype=np.int64)
@@ -120,7 +122,8 @@ def public_fields(view: PlayerView) -> dict:
         declined=_pair(me, 0, view.opponent_declined), outcome=None)
 
 
-def _check(view: PlayerView, n: int, rng: np.random.Generator, model: OpponentModel | None) -> OpponentModel:
+def _check(view: PlayerView, n: int, rng: np.random.Generator,
+           model: OpponentModel | NetworkModel | None) -> OpponentModel | NetworkModel:
     """Refuse what the sampler cannot serve, naming it; the model to draw by (:data:`UNIFORM` for None)."""
     if not isinstance(view, PlayerView):
         raise TypeError(f"view must be a gin_env.game.observation.PlayerView, got {type(view).__name__}")
@@ -128,8 +131,9 @@ def _check(view: PlayerView, n: int, rng: np.random.Generator, model: OpponentMo
         raise ValueError(f"n must be a whole number of worlds >= 1, got {n!r}")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    if model is not None and not isinstance(model, OpponentModel):
-        raise TypeError(f"model must be a gin_env.belief.OpponentModel or None, got {type(model).__name__}")
+    if model is not None and not isinstance(model, (OpponentModel, NetworkModel)):
+        raise TypeError(f"model must be a gin_env.belief.OpponentModel, a gin_env.belief.NetworkModel or None, got "
+                        f"{type(model).__name__}")
     if view.phase == OVER:
         raise ValueError("the hand of this view is over: every card is known, there is no hidden world to draw")
     if not view.to_act:

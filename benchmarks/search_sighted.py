@@ -1,0 +1,88 @@
+"""What perfect inference of the hidden cards is worth to the search: a search whose samples give the opponent its
+real hidden cards (the stock order still drawn at random), against an opponent, on duplicate eaai matches. Prints the
+match win rate with its 95% interval and the points per hand (docs/search.md, a learned belief).
+
+    python benchmarks/search_sighted.py [--search "search[guide=exit,opponent=ppo]"] [--opponent ppo]
+                                        [--matches 1000] [--seed 11] [--workers 2] [--fair]
+
+The search is told the truth through its opponent model: :class:`Sighted` weighs the opponent's real hidden cards
+1e12 and every other unseen card 1e-12, with no replay, so the weighted draw takes exactly those cards. The real hand
+comes from the play loop: ``duel.view`` is wrapped in this process to note the opponent's hand before each view is
+made. ``--fair`` plays the same search with its own model, for the comparison on the same deals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import time
+
+import numpy as np
+
+from gin_env import agents
+from gin_env.agents import search
+from gin_env.belief import OpponentModel
+from gin_env.evaluation import duel
+from gin_env.evaluation.stats import HANDS, POINTS, SCORE, normal_interval
+from gin_env.game import cards
+from gin_env.game.rules import Rules
+
+#: The opponent's hand at the view being made; set by the wrapped ``duel.view``.
+TRUTH = {"hand": 0}
+_view = duel.view
+
+
+def noting_view(state, player, scores, record):
+    TRUTH["hand"] = state.hands[1 - player]
+    return _view(state, player, scores, record)
+
+
+class Sighted(OpponentModel):
+    """Draws the opponent's real hidden cards: they weigh 1e12, every other unseen card 1e-12."""
+
+    def __init__(self) -> None:
+        super().__init__(shunned_weight=1.0, partner_weight=1.0, replay=0.0)
+
+    def card_weights(self, view):
+        real = cards.to_array(TRUTH["hand"] & view.unseen)
+        unseen = cards.to_array(view.unseen)
+        return np.where(real, 1e12, np.where(unseen, 1e-12, 0.0))
+
+
+def play(job: tuple[str, str, int, range, bool]) -> np.ndarray:
+    spec, opponent, seed, games, fair = job
+    duel.view = noting_view
+    agent = agents.load(spec)
+    if not fair:
+        agent._belief = Sighted()
+    return duel.play_games(Rules.preset("eaai"), agent, agents.load(opponent), seed, games)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    parser.add_argument("--search", default="search[guide=exit,opponent=ppo]")
+    parser.add_argument("--opponent", default="ppo")
+    parser.add_argument("--matches", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--fair", action="store_true", help="the search's own model, not the real hand")
+    args = parser.parse_args()
+    if not isinstance(agents.load(args.search), search.SearchAgent):
+        parser.error(f"--search {args.search!r} is not a search agent")
+    bounds = np.linspace(0, args.matches, args.workers + 1).astype(int)
+    jobs = [(args.search, args.opponent, args.seed, range(a, b), args.fair) for a, b in zip(bounds, bounds[1:])]
+    start = time.time()
+    with multiprocessing.get_context("fork").Pool(args.workers) as pool:
+        out = np.concatenate(pool.map(play, jobs))
+    # One row per duplicate match, both seatings; a match's score is its two games' mean.
+    wins = out[:, :, SCORE].mean(axis=1)
+    low, high = normal_interval(wins.mean(), wins.var(ddof=1) / len(wins))
+    points = out[:, :, POINTS].sum() / out[:, :, HANDS].sum()
+    told = "its own model" if args.fair else "the real hidden cards"
+    print(f"{args.search} with {told} against {args.opponent}, {args.matches} duplicate eaai matches, seed "
+          f"{args.seed}: match win {wins.mean():.1%} [{low:.1%}, {high:.1%}], {points:+.2f} points per hand, "
+          f"{time.time() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
