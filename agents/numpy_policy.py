@@ -209,8 +209,7 @@ def read_weights(path: str) -> dict[str, np.ndarray]:
     from the array headers before any array is read."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no policy weights file at {path!r}")
-    every = npz_headers(path, WEIGHTS_FILE)
-    headers = {key: every[key] for key in PARAMETERS if key in every}
+    headers = npz_headers(path, WEIGHTS_FILE, PARAMETERS)
     check_shapes({key: shape for key, (shape, _) in headers.items()}, repr(path))
     not_float = [key for key, (_, dtype) in headers.items() if dtype.kind != "f"]
     if not_float:

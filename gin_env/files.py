@@ -125,13 +125,17 @@ def read_text(path: str | os.PathLike, limit: int, what: str = "file") -> str:
         raise ValueError(f"{what} {path}: not UTF-8 text") from None
 
 
-def npz_headers(path: str, what: str) -> dict[str, tuple[tuple, np.dtype]]:
-    """(shape, dtype) of each array in the ``.npz`` file at ``path``, by its name, from the headers alone;
-    ``ValueError`` saying the file is not ``what`` when it is not an archive of arrays numpy can read."""
+def npz_headers(path: str, what: str, names=None) -> dict[str, tuple[tuple, np.dtype]]:
+    """(shape, dtype) of each array in the ``.npz`` file at ``path`` (of those among ``names`` that it holds, when
+    given), by its name, from the headers alone; ``ValueError`` saying the file is not ``what`` when it is not an
+    archive of arrays numpy can read."""
     headers = {}
     try:
         with zipfile.ZipFile(path) as archive:
-            for member_name in archive.namelist():
+            members = archive.namelist()
+            if names is not None:
+                members = [name + ".npy" for name in names if name + ".npy" in set(members)]
+            for member_name in members:
                 with archive.open(member_name) as member:
                     version = np.lib.format.read_magic(member)
                     if version not in ((1, 0), (2, 0)):

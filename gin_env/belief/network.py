@@ -52,26 +52,38 @@ class NetworkModel:
             raise TypeError(f"NetworkModel.network must be a name or a path, got {self.network!r}")
         if not isinstance(self.replay, numbers.Real) or isinstance(self.replay, bool) or not self.replay >= 0:
             raise ValueError(f"NetworkModel.replay must be a number >= 0, got {self.replay!r}")
-        load_layers(resolve(self.network))
+        self.layers  # noqa: B018 -- loads and checks the weights now, not at the first draw
+
+    @functools.cached_property
+    def layers(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """The network's layers ``(w, b)``, read once (:func:`load_layers`)."""
+        return load_layers(resolve(self.network))
 
     def probabilities(self, view: PlayerView) -> np.ndarray:
         """(52,) the network's chance that the opponent holds each card among its hidden ones: 0 off
         ``view.unseen``."""
-        x = encode(view)[:INPUTS]
-        layers = load_layers(resolve(self.network))
-        for i, (w, b) in enumerate(layers):
-            x = x @ w + b
-            if i < len(layers) - 1:
-                x = np.maximum(x, 0.0)
-        # The logistic function as tanh: no overflow for any logit.
-        chance = 0.5 * (1.0 + np.tanh(0.5 * x.astype(np.float64)))
-        return np.where(cards.to_array(view.unseen), chance, 0.0)
+        return np.where(cards.to_array(view.unseen), self._chances(view), 0.0)
 
     def card_weights(self, view: PlayerView) -> np.ndarray:
         """(52,) the odds ``p / (1 - p)`` of each unseen card (``p`` from :meth:`probabilities`, kept within
         :data:`CLIP` of 0 and 1, so every unseen card weighs more than 0); 0 off ``view.unseen``."""
-        p = np.clip(self.probabilities(view), CLIP, 1.0 - CLIP)
+        p = np.clip(self._chances(view), CLIP, 1.0 - CLIP)
         return np.where(cards.to_array(view.unseen), p / (1.0 - p), 0.0)
+
+    def _chances(self, view: PlayerView) -> np.ndarray:
+        """(52,) the network's chance for every card, the seen ones included."""
+        # The logistic function as tanh: no overflow for any logit.
+        return 0.5 * (1.0 + np.tanh(0.5 * logits(self.layers, encode(view)[:INPUTS]).astype(np.float64)))
+
+
+def logits(layers, x: np.ndarray) -> np.ndarray:
+    """The network of ``layers`` (``(w, b)`` pairs) on inputs ``x`` (``(..., INPUTS)``): ``(..., 52)`` logits,
+    rectified between layers."""
+    for i, (w, b) in enumerate(layers):
+        x = x @ w + b
+        if i < len(layers) - 1:
+            x = np.maximum(x, 0.0)
+    return x
 
 
 def resolve(network: str | os.PathLike) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 
 from gin_env import agents, files
 from gin_env.arguments import ArgumentParser, at_least
-from gin_env.belief.network import INPUTS
+from gin_env.belief.network import INPUTS, logits
 from gin_env.evaluation import duel, runner
 from gin_env.evaluation.progress import Progress
 from gin_env.game import cards, engine
@@ -115,11 +115,6 @@ def unseen_of(x: np.ndarray) -> np.ndarray:
     return x[:, OBS_LAYOUT["unseen"]] > 0.5
 
 
-def hidden_array(hidden: np.ndarray) -> np.ndarray:
-    """(rows, 52) bool of the ``(rows,)`` hidden-card masks."""
-    return (hidden[:, None] >> np.arange(cards.N_CARDS, dtype=np.uint64)) & np.uint64(1) == 1
-
-
 def fit(x: np.ndarray, hidden: np.ndarray, width: int, epochs: int, seed: int, progress: bool) -> dict:
     """A network of two rectified hidden layers of ``width`` units fitted to the rows: the weights file's arrays."""
     torch = require("torch", "training")
@@ -128,7 +123,7 @@ def fit(x: np.ndarray, hidden: np.ndarray, width: int, epochs: int, seed: int, p
     net = torch.nn.Sequential(torch.nn.Linear(INPUTS, width), torch.nn.ReLU(), torch.nn.Linear(width, width),
                               torch.nn.ReLU(), torch.nn.Linear(width, cards.N_CARDS))
     inputs = torch.from_numpy(x.astype(np.float32))
-    targets = torch.from_numpy(hidden_array(hidden).astype(np.float32))
+    targets = torch.from_numpy(cards.masks_to_array(hidden).astype(np.float32))
     unseen = torch.from_numpy(unseen_of(x).astype(np.float32))
     steps = max(1, len(x) // BATCH)
     optimizer = torch.optim.Adam(net.parameters(), lr=PEAK_RATE)
@@ -161,14 +156,9 @@ def _loss(torch, logits, targets, unseen):
 def held_out_report(arrays: dict, x: np.ndarray, hidden: np.ndarray) -> dict[str, float]:
     """How the network does on held-out rows, beside a uniform guess: the mean cross-entropy per unseen card, and
     the share of the hidden cards among each row's most likely ones (as many as it hides)."""
-    logits = x.astype(np.float32)
-    depth = len(arrays) // 2
-    for i in range(depth):
-        logits = logits @ arrays[f"w{i}"] + arrays[f"b{i}"]
-        if i < depth - 1:
-            logits = np.maximum(logits, 0.0)
-    p = 1.0 / (1.0 + np.exp(-logits.astype(np.float64)))
-    unseen, held = unseen_of(x), hidden_array(hidden)
+    layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(arrays) // 2)]
+    p = 1.0 / (1.0 + np.exp(-logits(layers, x.astype(np.float32)).astype(np.float64)))
+    unseen, held = unseen_of(x), cards.masks_to_array(hidden)
     count = held.sum(axis=1, keepdims=True)
     uniform = count / np.maximum(unseen.sum(axis=1, keepdims=True), 1)
 
