@@ -65,7 +65,7 @@ def test_worlds_drawn_by_the_network_are_consistent_with_the_view_and_repeatable
 
 def test_the_shipped_network_guesses_the_hidden_cards_better_than_a_uniform_draw_on_games_it_never_saw():
     # belief-v1 played seeds (0, game); these games use another seed, players it watched and two it did not mix.
-    x, hidden, _ = play_games(Recipe(("ppo", "expert", "simple"), RULES, 987_654, 0.5), range(12))
+    x, hidden, _ = play_games(Recipe(("ppo", "expert", "simple"), RULES, 987_654, 0.5), 0, 12)
     assert len(x) > 500
     report = held_out_report(_arrays(SHIPPED["belief-v1"]), x, hidden)
     assert report["network loss"] < report["uniform loss"] - 0.03

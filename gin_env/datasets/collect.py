@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from multiprocessing import get_context
 
 from gin_env import __version__
 from gin_env.datasets.episodes import REWARD_SCALE, Collection, Episode, agent_record, play_episodes
 from gin_env.evaluation import runner
-from gin_env.evaluation.progress import Progress
 from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import obs_size
 from gin_env.game.rules import Rules
@@ -17,28 +15,11 @@ from gin_env.game.rules import Rules
 CHUNK = 20
 
 
-def _play_chunk(piece: tuple[Collection, int, int]) -> list[Episode]:
-    collection, start, stop = piece
-    return play_episodes(collection, start, stop, runner.count_game)
-
-
 def collect(collection: Collection, episodes: int, workers: int = 1, progress: bool = True) -> list[Episode]:
     """``episodes`` episodes of ``collection``, in order; the same whatever ``workers`` (each episode has its own
     seed)."""
-    pieces = [(collection, start, min(start + CHUNK, episodes)) for start in range(0, episodes, CHUNK)]
-    played: list[Episode] = []
-    with Progress(episodes, "episode", progress, "playing") as bar:
-        if workers == 1 or len(pieces) == 1:
-            for piece in pieces:
-                played += play_episodes(*piece, bar.add)
-            return played
-        games_played = get_context("spawn").Value("q", 0)
-        with runner.start_pool(min(workers, len(pieces)), games_played) as pool:
-            results = pool.imap(_play_chunk, pieces)
-            for _ in pieces:
-                played += runner.next_result(results, lambda: bar.to(games_played.value))
-                bar.to(games_played.value)
-    return played
+    parts = runner.play_in_pieces(play_episodes, collection, range(episodes), CHUNK, workers, progress, "episode")
+    return [episode for part in parts for episode in part]
 
 
 def metadata(collection: Collection, episodes: list[Episode]) -> dict:

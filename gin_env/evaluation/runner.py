@@ -142,6 +142,31 @@ def _play_on_pool(tasks: list[Task], results: dict, n: int, workers: int, bar: P
             replay.remove_temporaries(replays, worker_pids)
 
 
+def play_in_pieces(play: Callable, job, games: range, chunk: int, workers: int, progress: bool, unit: str) -> list:
+    """``play(job, start, stop, on_game)`` for each piece of ``chunk`` games of ``games``, the results in order: in
+    this process (one worker, or one piece), else on ``workers`` processes of :func:`start_pool`. ``on_game()`` after
+    each game moves a bar of ``unit``\\ s. ``play`` and ``job`` travel to the workers, so ``play`` must be a
+    module-level function and ``job`` picklable."""
+    pieces = [(play, job, start, min(start + chunk, games.stop)) for start in range(games.start, games.stop, chunk)]
+    with Progress(len(games), unit, progress, "playing") as bar:
+        if workers == 1 or len(pieces) == 1:
+            return [play(job, start, stop, bar.add) for _, _, start, stop in pieces]
+        games_played = get_context("spawn").Value("q", 0)
+        with start_pool(min(workers, len(pieces)), games_played) as pool:
+            blocks = pool.imap(_play_piece, pieces)
+            results = []
+            for _ in pieces:
+                results.append(next_result(blocks, lambda: bar.to(games_played.value)))
+                bar.to(games_played.value)
+    return results
+
+
+def _play_piece(piece: tuple) -> object:
+    """In a worker of :func:`play_in_pieces`: one piece, each game counted for the parent's bar."""
+    play, job, start, stop = piece
+    return play(job, start, stop, count_game)
+
+
 def next_result(blocks, on_wait: Callable[[], None]):
     """The next result of ``blocks`` (a pool's ``imap``), calling ``on_wait()`` every ``POLL_SECONDS`` until then."""
     while True:

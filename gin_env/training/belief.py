@@ -17,7 +17,6 @@ import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing import get_context
 
 import numpy as np
 
@@ -25,7 +24,6 @@ from gin_env import agents, files
 from gin_env.arguments import ArgumentParser, at_least
 from gin_env.belief.network import INPUTS, logits
 from gin_env.evaluation import duel, runner
-from gin_env.evaluation.progress import Progress
 from gin_env.game import cards, engine
 from gin_env.game.observation import OBS_LAYOUT, encode, view
 from gin_env.game.rules import PRESETS, Rules
@@ -52,13 +50,13 @@ class Recipe:
     keep: float
 
 
-def play_games(recipe: Recipe, games: range,
+def play_games(recipe: Recipe, start: int, stop: int,
                on_game: Callable[[], None] = lambda: None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The kept decisions of ``games``: ``(rows, INPUTS)`` float16 inputs, ``(rows,)`` uint64 hidden cards and
-    ``(rows,)`` the game each row came from; ``on_game()`` after each game."""
+    """The kept decisions of games ``start`` to ``stop - 1``: ``(rows, INPUTS)`` float16 inputs, ``(rows,)`` uint64
+    hidden cards and ``(rows,)`` the game each row came from; ``on_game()`` after each game."""
     loaded = {name: agents.load(name) for name in set(recipe.players)}
     rows = _Rows(recipe.keep)
-    for game in games:
+    for game in range(start, stop):
         rows.rng, rows.game = np.random.default_rng([recipe.seed, game]), game
         a, b = rows.rng.integers(len(recipe.players), size=2)
         duel.play_duplicate(recipe.rules, loaded[recipe.players[a]], loaded[recipe.players[b]], recipe.seed, game,
@@ -86,27 +84,10 @@ class _Rows:
             self.of_game.append(self.game)
 
 
-def _play_chunk(piece: tuple[Recipe, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    recipe, start, stop = piece
-    return play_games(recipe, range(start, stop), runner.count_game)
-
-
 def collect(recipe: Recipe, games: range, workers: int,
             progress: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`play_games` of ``games`` on ``workers`` processes, in game order, with a bar."""
-    pieces = [(recipe, start, min(start + CHUNK, games.stop)) for start in range(games.start, games.stop, CHUNK)]
-    parts = []
-    with Progress(len(games), "game", progress, "playing") as bar:
-        if workers == 1 or len(pieces) == 1:
-            for _, start, stop in pieces:
-                parts.append(play_games(recipe, range(start, stop), bar.add))
-        else:
-            games_played = get_context("spawn").Value("q", 0)
-            with runner.start_pool(min(workers, len(pieces)), games_played) as pool:
-                results = pool.imap(_play_chunk, pieces)
-                for _ in pieces:
-                    parts.append(runner.next_result(results, lambda: bar.to(games_played.value)))
-                    bar.to(games_played.value)
+    parts = runner.play_in_pieces(play_games, recipe, games, CHUNK, workers, progress, "game")
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
 
 
