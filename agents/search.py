@@ -69,6 +69,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gin_env.batch.hand_batch import HandBatch
 from gin_env.belief import NetworkModel, OpponentModel, sample_batch
 from gin_env.belief.network import SHIPPED as BELIEF_NETWORKS
 from gin_env.game import cards, solver
@@ -337,12 +338,17 @@ class SearchAgent:
                     break
         return np.concatenate(rounds)
 
+    def worlds(self, view: PlayerView, n: int, rng: np.random.Generator) -> HandBatch:
+        """The ``n`` worlds one round of rollouts plays from: drawn by the search's opponent model (``belief``).
+        The place to draw them another way (``benchmarks/world_reweighting.py`` reweighs them)."""
+        return sample_batch(view, n, rng, model=self._belief)
+
     def _rollout_values(self, view: PlayerView, candidates: list[int], n: int,
                         rng: np.random.Generator) -> np.ndarray:
         """(n, len(candidates)): the value of each candidate in each of n fresh determinizations."""
         p = self.params
         k = len(candidates)
-        batch = sample_batch(view, n, rng, model=self._belief).take(np.repeat(np.arange(n), k))
+        batch = self.worlds(view, n, rng).take(np.repeat(np.arange(n), k))
         games = np.arange(n * k)
         batch.step(games, np.tile(np.asarray(candidates, dtype=np.int64), n))
         own, opponent = self.rollout_policies(view)

@@ -14,16 +14,15 @@ made. ``--fair`` plays the same search with its own model, for the comparison on
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import time
 
 import numpy as np
+from duplicate_matches import play_matches, result_line
 
 from gin_env import agents
 from gin_env.agents import search
 from gin_env.belief import OpponentModel
 from gin_env.evaluation import duel
-from gin_env.evaluation.stats import HANDS, POINTS, SCORE, normal_interval
 from gin_env.game import cards
 from gin_env.game.rules import Rules
 
@@ -49,13 +48,14 @@ class Sighted(OpponentModel):
         return np.where(real, 1e12, np.where(unseen, 1e-12, 0.0))
 
 
-def play(job: tuple[str, str, int, range, bool]) -> np.ndarray:
-    spec, opponent, seed, games, fair = job
+def play(job: tuple[str, str, int, bool], start: int, stop: int, on_game) -> np.ndarray:
+    spec, opponent, seed, fair = job
     duel.view = noting_view
     agent = agents.load(spec)
     if not fair:
         agent._belief = Sighted()
-    return duel.play_games(Rules.preset("eaai"), agent, agents.load(opponent), seed, games)
+    return duel.play_games(Rules.preset("eaai"), agent, agents.load(opponent), seed, range(start, stop),
+                           on_game=on_game)
 
 
 def main() -> None:
@@ -69,20 +69,11 @@ def main() -> None:
     args = parser.parse_args()
     if not isinstance(agents.load(args.search), search.SearchAgent):
         parser.error(f"--search {args.search!r} is not a search agent")
-    bounds = np.linspace(0, args.matches, args.workers + 1).astype(int)
-    jobs = [(args.search, args.opponent, args.seed, range(a, b), args.fair) for a, b in zip(bounds, bounds[1:])]
     start = time.time()
-    with multiprocessing.get_context("fork").Pool(args.workers) as pool:
-        out = np.concatenate(pool.map(play, jobs))
-    # One row per duplicate match, both seatings; a match's score is its two games' mean.
-    wins = out[:, :, SCORE].mean(axis=1)
-    low, high = normal_interval(wins.mean(), wins.var(ddof=1) / len(wins))
-    points = out[:, :, POINTS].sum() / out[:, :, HANDS].sum()
+    out = play_matches(play, (args.search, args.opponent, args.seed, args.fair), args.matches, args.workers)
     told = "its own model" if args.fair else "the real hidden cards"
     print(f"{args.search} with {told} against {args.opponent}, {args.matches} duplicate eaai matches, seed "
-          f"{args.seed}: match win {wins.mean():.1%} [{low:.1%}, {high:.1%}], {points:+.2f} points per hand, "
-          f"{time.time() - start:.0f} s")
-
+          f"{args.seed}: {result_line(out)}, {time.time() - start:.0f} s")
 
 if __name__ == "__main__":
     main()

@@ -13,7 +13,7 @@ import pytest
 from gin_env import belief
 from gin_env.agents.search import SearchParams
 from gin_env.batch.hand_batch import HandBatch
-from gin_env.belief import OpponentModel, sample_batch, sample_worlds
+from gin_env.belief import Draws, OpponentModel, batch_of_draws, draw_worlds, sample_batch, sample_worlds
 from gin_env.game import cards, engine
 from gin_env.game.observation import view
 from gin_env.game.rules import PRESETS, Rules
@@ -96,6 +96,19 @@ def test_the_batch_holds_the_same_worlds(model):
             assert np.array_equal(getattr(batch, name), getattr(expected, name)), name
         games = np.arange(6)
         assert np.array_equal(batch.legal_masks(games), np.broadcast_to(v.legal_mask, (6, v.legal_mask.size)))
+
+
+def test_a_selection_of_drawn_worlds_fills_a_batch_of_those_worlds():
+    """``batch_of_draws`` takes any rows of a draw (a reweighted search resamples them, some twice) and gives the
+    games of exactly those worlds, in that order, ready to play."""
+    views, _ = played_views(Rules.preset("eaai"), 4, 2)
+    for i, v in enumerate(views[::5]):
+        draws = draw_worlds(v, 8, np.random.default_rng(i), model=OpponentModel())
+        rows = np.array([5, 0, 5, 7])
+        batch = batch_of_draws(v, Draws(draws.decks[rows], draws.opponent_hands[rows], draws.public))
+        worlds = sample_worlds(v, 8, np.random.default_rng(i), model=OpponentModel())
+        assert batch.to_states() == [worlds[r] for r in rows]
+        assert np.array_equal(batch.legal_masks(np.arange(4)), np.broadcast_to(v.legal_mask, (4, v.legal_mask.size)))
 
 
 def chi_square_p_value(counts: np.ndarray, expected: float) -> float:

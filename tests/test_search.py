@@ -13,6 +13,7 @@ from gin_env.agents import numpy_policy, rollouts
 from gin_env.agents import search as search_module
 from gin_env.agents.rollouts import game_win_table, hand_value
 from gin_env.agents.search import SearchAgent, SearchParams, choose
+from gin_env.batch.hand_batch import HandBatch
 from gin_env.belief import OpponentModel, sample_worlds
 from gin_env.evaluation import duel
 from gin_env.game import actions, cards, engine, solver
@@ -197,6 +198,28 @@ def test_the_guide_may_be_any_exported_policy(tmp_path):
     assert own.candidates(v) == SearchAgent(**FAST, guide="ppo").candidates(v)
     with pytest.raises(FileNotFoundError, match="missing.npz"):
         SearchAgent(guide=str(tmp_path / "missing.npz"))
+
+
+def test_the_rollouts_play_from_the_worlds_the_worlds_method_gives():
+    """``SearchAgent.worlds`` is where a search draws the worlds it rolls out (a benchmark reweighs them there): a
+    search handed the real state through it rolls out that state, in every sample."""
+    rules = Rules.preset("eaai")
+    cases = [(s, v) for s, v in seeded_views(rules, 21, 3) if SearchAgent(**FAST).searches(v)][:4]
+    assert cases
+
+    class Told(SearchAgent):
+        def worlds(self, view, n, rng):
+            self.drawn += n
+            return HandBatch.from_states([self.state] * n)
+
+    for state, v in cases:
+        told = Told(**FAST)
+        told.drawn, told.state = 0, state
+        candidates = told.candidates(v)
+        values = told.sample_values(v, candidates, np.random.default_rng(1))
+        assert told.drawn == FAST["samples"]
+        # The real state's stock order is fixed and both players' rollouts are greedy: every sample plays the same.
+        assert np.allclose(values, values[0])
 
 
 def test_gin_and_a_single_legal_action_are_played_without_search():

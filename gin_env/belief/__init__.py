@@ -15,6 +15,8 @@ API
     ``HandState`` per world: the fast path to roll out.
 ``draw_worlds(view, n, rng, *, model=None) -> Draws``
     The same worlds as arrays: ``decks`` (n, 52), ``opponent_hands`` (n,) masks, ``public`` (the shared fields).
+``batch_of_draws(view, draws) -> HandBatch``
+    Such arrays, or a selection of their rows (a reweighted draw), as a ``HandBatch`` to roll out.
 ``OpponentModel(shunned_weight=0.5, partner_weight=2.0, replay=0.5)``
     The opponent model, the search agent's by default; :data:`UNIFORM` is the model that ``model=None`` means
     (every weight 1, no replay).
@@ -74,6 +76,7 @@ Example::
 
 from gin_env.belief.model import UNIFORM, OpponentModel
 from gin_env.belief.network import NetworkModel
-from gin_env.belief.worlds import Draws, draw_worlds, sample_batch, sample_worlds
+from gin_env.belief.worlds import Draws, batch_of_draws, draw_worlds, sample_batch, sample_worlds
 
-__all__ = ["UNIFORM", "Draws", "NetworkModel", "OpponentModel", "draw_worlds", "sample_batch", "sample_worlds"]
+__all__ = ["UNIFORM", "Draws", "NetworkModel", "OpponentModel", "batch_of_draws", "draw_worlds", "sample_batch",
+           "sample_worlds"]

@@ -49,9 +49,14 @@ def sample_batch(view: PlayerView, n: int, rng: np.random.Generator, *,
     """The worlds of :func:`sample_worlds` (the same ones for the same ``rng`` state) as a ``HandBatch`` of ``n``
     games, ready to step: filled from the arrays directly, without building a ``HandState`` per world, and equal
     to ``HandBatch.from_states(sample_worlds(view, n, rng, model=model))``."""
-    draws = draw_worlds(view, n, rng, model=model)
+    return batch_of_draws(view, draw_worlds(view, n, rng, model=model))
+
+
+def batch_of_draws(view: PlayerView, draws: Draws) -> HandBatch:
+    """The worlds ``draws`` of ``view`` (from :func:`draw_worlds`, or a selection of its rows) as a ``HandBatch``,
+    one game per row, ready to step."""
     public = draws.public
-    batch = HandBatch(view.rules, n)
+    batch = HandBatch(view.rules, len(draws.opponent_hands))
     batch.deck[:] = draws.decks
     me = view.player
     batch.hands[:, me] = view.hand
