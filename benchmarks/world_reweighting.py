@@ -18,7 +18,7 @@ the held-out cross-entropy beside the bands' shares. ``calibration`` prints, for
 opponent (seed 31337), how well 32 worlds of each kind give the opponent's real deadwood band (the cross-entropy of
 the band's share among them, with half a world added to each band) and its real hidden cards (the share a world
 holds), and the network's own cross-entropy. ``play`` plays the search with its worlds reweighted against
-``--opponent`` in duplicate eaai matches and prints the match win rate (docs/search.md, a learned belief). The
+``--opponent`` in duplicate eaai matches and prints the match win rate (docs/search.md, worlds nearer the truth). The
 ``discard`` reweighting uses the search's model of the opponent (``opponent``, or its guide).
 """
 
