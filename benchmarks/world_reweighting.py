@@ -34,9 +34,9 @@ from duplicate_matches import play_matches, result_line
 from gin_env import agents, belief, files
 from gin_env.agents import search
 from gin_env.agents.search import SearchParams
-from gin_env.belief.network import INPUTS, logits
+from gin_env.belief.network import INPUTS, layers_of, logits
 from gin_env.evaluation import duel
-from gin_env.game import engine, solver
+from gin_env.game import cards, engine, solver
 from gin_env.game.actions import DISCARD_BASE
 from gin_env.game.engine import DISCARD, DRAW, OFFER
 from gin_env.game.match_record import seen_by
@@ -117,10 +117,16 @@ def discard_log_likelihood(v, draws: belief.Draws, policy) -> np.ndarray:
 # -- the deadwood band -------------------------------------------------------------------------------------------
 
 
+def band_log_probabilities(layers, inputs: np.ndarray) -> np.ndarray:
+    """(rows, bands) the deadwood network's log-probability of each band for encoded views ``inputs``."""
+    z = logits(layers, inputs.astype(np.float32)).astype(np.float64)
+    z -= z.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
 def band_probabilities(layers, v) -> np.ndarray:
-    z = logits(layers, encode(v)[None, :INPUTS]).astype(np.float64)[0]
-    p = np.exp(z - z.max())
-    return p / p.sum()
+    """(bands,) the deadwood network's chance of each band of the opponent's deadwood at the view ``v``."""
+    return np.exp(band_log_probabilities(layers, encode(v)[None, :INPUTS])[0])
 
 
 def deadwood_weights(layers, v, draws: belief.Draws) -> np.ndarray:
@@ -133,8 +139,8 @@ def deadwood_weights(layers, v, draws: belief.Draws) -> np.ndarray:
 
 
 def load_layers(path: str) -> list:
-    arrays = np.load(path)
-    return [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(arrays.files) // 2)]
+    with np.load(path) as arrays:
+        return layers_of({name: arrays[name] for name in arrays.files})
 
 
 # -- the reweighted search ---------------------------------------------------------------------------------------
@@ -143,7 +149,7 @@ def load_layers(path: str) -> list:
 class Reweighted(search.SearchAgent):
     """The search, its worlds resampled by ``reweight`` from ``proposals`` times as many."""
 
-    def __init__(self, params: SearchParams, reweight: str, proposals: int, layers: list | None) -> None:
+    def __init__(self, params: SearchParams, reweight: str | None, proposals: int, layers: list | None) -> None:
         super().__init__(params)
         self.reweight, self.proposals, self.layers = reweight, proposals, layers
 
@@ -152,6 +158,10 @@ class Reweighted(search.SearchAgent):
         return belief.batch_of_draws(view, draws)
 
     def reweighted(self, view, n, rng) -> belief.Draws:
+        """``n`` worlds of ``view``: resampled by ``reweight`` from ``proposals`` times as many, or, with
+        ``reweight`` None, the search's own draw."""
+        if self.reweight is None:
+            return belief.draw_worlds(view, n, rng, model=self._belief)
         draws = belief.draw_worlds(view, n * self.proposals, rng, model=self._belief)
         if self.reweight == "deadwood":
             weights = deadwood_weights(self.layers, view, draws)
@@ -191,9 +201,7 @@ def run_fit(args) -> None:
     from gin_env.training.belief import PLAYERS, Recipe, collect
     x, hidden, of_game = collect(Recipe(PLAYERS, Rules.preset("eaai"), 5, 0.25), range(args.games), args.workers,
                                  True)
-    known = OBS_LAYOUT["opponent_known"]
-    bits = np.uint64(1) << np.arange(52, dtype=np.uint64)
-    hands = hidden | np.bitwise_or.reduce(np.where(x[:, known] > 0.5, bits, np.uint64(0)), axis=1)
+    hands = hidden | cards.hands_to_masks(x[:, OBS_LAYOUT["opponent_known"]] > 0.5)
     y = band(solver.deadwood_of_masks(hands))
     fitted = of_game < 0.9 * args.games
     torch.manual_seed(0)
@@ -216,10 +224,7 @@ def run_fit(args) -> None:
     linear = [m for m in net if isinstance(m, torch.nn.Linear)]
     arrays = {f"w{i}": m.weight.detach().numpy().T.copy() for i, m in enumerate(linear)}
     arrays.update({f"b{i}": m.bias.detach().numpy().copy() for i, m in enumerate(linear)})
-    layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(linear))]
-    z = logits(layers, x[~fitted].astype(np.float32)).astype(np.float64)
-    z -= z.max(axis=1, keepdims=True)
-    log_p = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    log_p = band_log_probabilities(layers_of(arrays), x[~fitted])
     held = y[~fitted]
     shares = np.bincount(y[fitted], minlength=len(EDGES)) / fitted.sum()
     print(f"held out: {len(held):,} views; cross-entropy of the band {-log_p[np.arange(len(held)), held].mean():.3f}, "
@@ -256,8 +261,7 @@ def run_calibration(args) -> None:
             entropy, share = [], []
             for k, (v, hidden) in enumerate(cases):
                 rng = np.random.default_rng([31337, k])
-                draws = belief.draw_worlds(v, 32, rng, model=agent._belief) if reweight is None else \
-                    agent.reweighted(v, 32, rng)
+                draws = agent.reweighted(v, 32, rng)
                 truth = true_band(v, hidden)
                 counts = np.bincount(band(solver.deadwood_of_masks(draws.opponent_hands)), minlength=len(EDGES))
                 entropy.append(-np.log((counts[truth] + 0.5) / (32 + 0.5 * len(EDGES))))

@@ -134,7 +134,8 @@ def npz_headers(path: str, what: str, names=None) -> dict[str, tuple[tuple, np.d
         with zipfile.ZipFile(path) as archive:
             members = archive.namelist()
             if names is not None:
-                members = [name + ".npy" for name in names if name + ".npy" in set(members)]
+                held = set(members)
+                members = [name + ".npy" for name in names if name + ".npy" in held]
             for member_name in members:
                 with archive.open(member_name) as member:
                     version = np.lib.format.read_magic(member)

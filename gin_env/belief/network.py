@@ -104,21 +104,27 @@ def load_layers(path: str) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
     """The layers ``(w, b)`` of the weights file at ``path``, as float32: checked whole (:func:`check_shapes`,
     floating-point arrays) from the array headers before any array is read; ``ValueError`` naming the file."""
     headers = npz_headers(path, WEIGHTS_FILE)
-    depth = check_shapes({name: shape for name, (shape, _) in headers.items()}, repr(path))
+    check_shapes({name: shape for name, (shape, _) in headers.items()}, repr(path))
     not_float = [name for name, (_, dtype) in headers.items() if dtype.kind != "f"]
     if not_float:
         raise ValueError(f"{path!r} holds weights that are not floating-point numbers: {', '.join(not_float)}")
     arrays = npz_arrays(path, headers, WEIGHTS_FILE)
-    layers = tuple((arrays[f"w{i}"].astype(np.float32), arrays[f"b{i}"].astype(np.float32)) for i in range(depth))
+    layers = layers_of(arrays)
     if not all(np.isfinite(w).all() and np.isfinite(b).all() for w, b in layers):
         raise ValueError(f"{path!r} holds belief weights that are not finite numbers")
     return layers
 
 
-def check_shapes(shapes: dict[str, tuple], source: str) -> int:
+def layers_of(arrays) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """The layers ``(w, b)``, as float32, of a network's arrays ``w0, b0, w1, b1, ...`` (by name)."""
+    return tuple((np.asarray(arrays[f"w{i}"], dtype=np.float32), np.asarray(arrays[f"b{i}"], dtype=np.float32))
+                 for i in range(len(arrays) // 2))
+
+
+def check_shapes(shapes: dict[str, tuple], source: str) -> None:
     """``ValueError`` naming ``source`` unless ``shapes`` (array name -> shape) are those of a belief network:
     ``w0, b0, ..., w{k-1}, b{k-1}`` and nothing else, chained from :data:`INPUTS` inputs to one output per card,
-    at most :data:`MAX_WEIGHTS` in all. Returns the number of layers ``k``."""
+    at most :data:`MAX_WEIGHTS` in all."""
     depth = len(shapes) // 2
     expected = {f"{kind}{i}" for i in range(depth) for kind in "wb"}
     if depth < 1 or set(shapes) != expected:
@@ -136,4 +142,3 @@ def check_shapes(shapes: dict[str, tuple], source: str) -> int:
     total = sum(math.prod(shape) for shape in shapes.values())
     if total > MAX_WEIGHTS:
         raise ValueError(f"{source} holds {total:,} weights; a belief file holds at most {MAX_WEIGHTS:,}")
-    return depth

@@ -22,7 +22,7 @@ import numpy as np
 
 from gin_env import agents, files
 from gin_env.arguments import ArgumentParser, at_least
-from gin_env.belief.network import INPUTS, logits
+from gin_env.belief.network import INPUTS, layers_of, logits
 from gin_env.evaluation import duel, runner
 from gin_env.game import cards, engine
 from gin_env.game.observation import OBS_LAYOUT, encode, view
@@ -137,8 +137,7 @@ def _loss(torch, logits, targets, unseen):
 def held_out_report(arrays: dict, x: np.ndarray, hidden: np.ndarray) -> dict[str, float]:
     """How the network does on held-out rows, beside a uniform guess: the mean cross-entropy per unseen card, and
     the share of the hidden cards among each row's most likely ones (as many as it hides)."""
-    layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(arrays) // 2)]
-    p = 1.0 / (1.0 + np.exp(-logits(layers, x.astype(np.float32)).astype(np.float64)))
+    p = 1.0 / (1.0 + np.exp(-logits(layers_of(arrays), x.astype(np.float32)).astype(np.float64)))
     unseen, held = unseen_of(x), cards.masks_to_array(hidden)
     count = held.sum(axis=1, keepdims=True)
     uniform = count / np.maximum(unseen.sum(axis=1, keepdims=True), 1)
