@@ -27,8 +27,7 @@ from gin_env import agents
 from gin_env.agents import search
 from gin_env.belief import OpponentModel
 from gin_env.evaluation import duel
-from gin_env.game import cards
-from gin_env.game.actions import DISCARD_BASE, KNOCK_BASE
+from gin_env.game import actions, cards
 from gin_env.game.rules import Rules
 
 #: The opponent's hand at the view being made; set by the wrapped ``duel.view``.
@@ -88,7 +87,7 @@ class Disagreements:
 
 
 def kind(action: int) -> str:
-    return "knock" if action >= KNOCK_BASE else "discard" if action >= DISCARD_BASE else "draw"
+    return "knock" if actions.is_knock(action) else "discard" if actions.is_discard(action) else "draw"
 
 
 def disagreements(args) -> None:
