@@ -95,18 +95,19 @@ def learn(args) -> None:
     from gin_env.training.config import Args
     from gin_env.training.loop import train
 
+    tag = f"e{args.epochs}-lr{args.lr:g}"
+    network, clone_dir = os.path.join(args.run_dir, f"network-{tag}.npz"), os.path.join(args.run_dir, f"clone-{tag}")
+    if os.path.exists(network) or os.path.exists(clone_dir):
+        raise SystemExit(f"sighted_cloning.py: {clone_dir} or {network} exists already; remove it to clone again")
     start = os.path.join(args.run_dir, "start.zip")
     if not os.path.exists(start):
         actor = numpy_policy.SHIPPED["exit"]
         ppo.model_with_actor(ppo.SHIPPED_MODEL, numpy_policy.read_weights(actor), start, actor)
     play_dir = os.path.join(args.run_dir, "play")
     shards = [minari_files.dataset_folder(play_dir, f"{opponent}-v0") for opponent in TEACHERS]
-    tag = f"e{args.epochs}-lr{args.lr:g}"
-    clone_dir = os.path.join(args.run_dir, f"clone-{tag}")
     train(Args(resume=start, from_dataset=",".join(shards), imitate_steps=10**12, imitate_epochs=args.epochs,
                imitate_lr=args.lr, total_timesteps=0, opponents="0:simple", run_dir=clone_dir, seed=args.seed,
-               rules=RULES, eval_deals=0, threads=1, overwrite=True))
-    network = os.path.join(args.run_dir, f"network-{tag}.npz")
+               rules=RULES, eval_deals=0, threads=1))
     numpy_policy.save_weights(os.path.join(clone_dir, "last.zip"), network)
     print(f"wrote {network}")
 

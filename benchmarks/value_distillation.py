@@ -5,12 +5,12 @@ clone learns about an eighth of the rest and moves about as many others (``sight
 Here the target is the search's value of each candidate instead: at every discard-phase decision with more than one
 candidate, the search on ``exit-v1``, told the opponent's real hidden cards (``search_sighted.py``), rolls each
 candidate out and records its mean value. Over many decisions with the same view, those values average to the value
-of each candidate under the hidden cards the opponent really holds there, which a network can learn where it cannot
-learn one sighted choice.
+of each candidate under the hidden cards the opponent really holds there: a target a network might learn where it
+cannot learn one sighted choice.
 
     python benchmarks/value_distillation.py collect --run-dir runs/values --hands 6000 [--workers 2]
     python benchmarks/value_distillation.py learn --run-dir runs/values [--temperature 4]
-    gin-env evaluate runs/values/network.npz expert --rules eaai --matches 1000 --seed 11
+    gin-env evaluate runs/values/network-softmax-e3-lr0.0001-t4-k1.npz expert --rules eaai --matches 1000 --seed 11
 
 ``collect`` plays ``--hands`` eaai hands, a third against each of ``ppo-v5``, the expert and simple, ``exit-v1``
 playing its own choice throughout (the states the network meets), and writes ``RUN_DIR/values-OPPONENT.npz``: the
@@ -18,7 +18,7 @@ encoded view, the candidates (``-1`` padded) and their mean values over ``--samp
 written kept. ``learn`` trains ``exit-v1``'s actor (torch) so that its probabilities over each decision's candidates
 follow ``softmax(values / --temperature)``, with a KL term to ``exit-v1`` over all legal actions that keeps the
 rest of its play; it prints, on the 5% of decisions held out, how much value the network's choice gains over
-``exit-v1``'s by the recorded values, and writes ``RUN_DIR/network.npz``.
+``exit-v1``'s by the recorded values, and writes ``RUN_DIR/network-LOSS-eEPOCHS-lrRATE-tTEMPERATURE-kKEEP.npz``.
 """
 
 from __future__ import annotations
@@ -105,6 +105,11 @@ def learn(args) -> None:
     import torch
     from tqdm import tqdm
 
+    tag = f"{args.loss}-e{args.epochs}-lr{args.lr:g}-t{args.temperature:g}-k{args.keep:g}"
+    network, distilled = (os.path.join(args.run_dir, f"{name}-{tag}.{ending}")
+                          for name, ending in (("network", "npz"), ("distilled", "zip")))
+    if os.path.exists(network):
+        raise SystemExit(f"value_distillation.py: {network} exists already; remove it to learn again")
     data = [np.load(os.path.join(args.run_dir, f"values-{opponent}.npz")) for opponent in TEACHERS]
     obs = np.concatenate([d["obs"] for d in data]).astype(np.float32)
     legal = np.concatenate([d["legal"] for d in data])
@@ -150,7 +155,6 @@ def learn(args) -> None:
             loss.backward()
             optimizer.step()
         print(f"epoch {epoch + 1}: follow {follow.item():.3f}, keep {keep.item():.4f}")
-    network, distilled = os.path.join(args.run_dir, "network.npz"), os.path.join(args.run_dir, "distilled.zip")
     with files.atomic_write(distilled, "wb") as handle:
         model.save(handle)
     numpy_policy.save_weights(distilled, network)
