@@ -91,6 +91,22 @@ def collect_shards(args) -> None:
         print(f"wrote {folder}: {len(episodes):,} hands, {steps:,} decisions, {time.time() - started:.0f} s")
 
 
+def start_model(run_dir: str) -> str:
+    """``RUN_DIR/start.zip``, made once: ``exit-v1``'s actor on the shipped model's critic, a model that trains."""
+    start = os.path.join(run_dir, "start.zip")
+    if not os.path.exists(start):
+        actor = numpy_policy.SHIPPED["exit"]
+        ppo.model_with_actor(ppo.SHIPPED_MODEL, numpy_policy.read_weights(actor), start, actor)
+    return start
+
+
+def greedy(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The action a greedy network ``agent`` plays at each encoded view, a few thousand views at a time (a forward
+    pass holds per-card features of every view at once)."""
+    rng = np.random.default_rng(0)  # a greedy choice draws nothing from it
+    return np.concatenate([agent.choose(obs[s:s + 4096], masks[s:s + 4096], rng) for s in range(0, len(obs), 4096)])
+
+
 def learn(args) -> None:
     from gin_env.training.config import Args
     from gin_env.training.loop import train
@@ -99,10 +115,7 @@ def learn(args) -> None:
     network, clone_dir = os.path.join(args.run_dir, f"network-{tag}.npz"), os.path.join(args.run_dir, f"clone-{tag}")
     if os.path.exists(network) or os.path.exists(clone_dir):
         raise SystemExit(f"sighted_cloning.py: {clone_dir} or {network} exists already; remove it to clone again")
-    start = os.path.join(args.run_dir, "start.zip")
-    if not os.path.exists(start):
-        actor = numpy_policy.SHIPPED["exit"]
-        ppo.model_with_actor(ppo.SHIPPED_MODEL, numpy_policy.read_weights(actor), start, actor)
+    start = start_model(args.run_dir)
     play_dir = os.path.join(args.run_dir, "play")
     shards = [minari_files.dataset_folder(play_dir, f"{opponent}-v0") for opponent in TEACHERS]
     train(Args(resume=start, from_dataset=",".join(shards), imitate_steps=10**12, imitate_epochs=args.epochs,
@@ -116,18 +129,15 @@ def agreement(args) -> None:
     """How far a clone learnt its teacher: the share of the recorded decisions that overrule ``exit-v1`` (the
     greedy choice of the network the clone started from), and how often the clone plays the recorded choice on those
     and on the rest, on the decisions it trained on and on the 5% the cloning held out."""
+    from gin_env.training.imitation import held_out_split  # torch: not wanted by the jobs that play
+
     play_dir = os.path.join(args.run_dir, "play")
     found = read_sources([minari_files.dataset_folder(play_dir, f"{opponent}-v0") for opponent in TEACHERS])
     start, clone = numpy_policy.shipped("exit"), numpy_policy.load_policy(args.network)
-
-    def greedy(agent) -> np.ndarray:
-        return np.concatenate([np.where(found.masks[s:s + 4096], agent.logits(found.obs[s:s + 4096]), -np.inf)
-                               .argmax(axis=1) for s in range(0, found.actions.size, 4096)])
-
-    before, after, label = greedy(start), greedy(clone), found.actions
+    before, after, label = (greedy(start, found.obs, found.masks), greedy(clone, found.obs, found.masks),
+                            found.actions)
     held = np.zeros(label.size, dtype=bool)
-    # The rows imitation.imitate holds out for the same seed.
-    held[np.random.default_rng([args.seed, 3]).permutation(label.size)[:label.size // 20]] = True
+    held[held_out_split(label.size, args.seed)[0]] = True
     print(f"{args.network} on {label.size:,} decisions of {args.run_dir}\n")
     print("| decisions | count | recorded choice is not exit-v1's | clone plays it there | clone plays it elsewhere "
           "| clone differs from exit-v1 |\n|---|---:|---:|---:|---:|---:|")

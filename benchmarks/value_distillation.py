@@ -29,11 +29,12 @@ import time
 
 import gymnasium as gym
 import numpy as np
-from sighted_cloning import RULES, TEACHERS, Told
+from sighted_cloning import RULES, TEACHERS, Told, greedy, start_model
 
 from gin_env import files
 from gin_env.agents import numpy_policy, ppo
-from gin_env.datasets.episodes import Collection, episode_seed
+from gin_env.datasets import collect as collecting
+from gin_env.datasets.episodes import Collection, episode_seed, play_episode
 from gin_env.evaluation import runner
 from gin_env.game.engine import DISCARD
 from gin_env.game.observation import encode
@@ -72,13 +73,7 @@ def play(job: tuple[Collection, str], start: int, stop: int, on_game) -> list:
     env = gym.make("GinRummy-v0", **collection.env_kwargs())
     recorder = Recorder(spec, env)
     for index in range(start, stop):
-        seed = episode_seed(collection.seed, index)
-        rng = np.random.default_rng([seed, 1])
-        env.reset(seed=seed)
-        base, done = env.unwrapped, False
-        while not done:
-            _, _, terminated, truncated, _ = env.step(recorder.act(base.table.agent_view(base.learner), rng))
-            done = terminated or truncated
+        play_episode(env, recorder, episode_seed(collection.seed, index))
         on_game()
     return recorder.rows
 
@@ -92,8 +87,8 @@ def collect(args) -> None:
         started = time.time()
         spec = spec.replace("]", f",samples={args.samples}]")
         collection = Collection(spec, (opponent,), RULES, seed=args.seed + k)
-        parts = runner.play_in_pieces(play, (collection, spec), range(args.hands // len(TEACHERS)), 20,
-                                      args.workers, True, "hand")
+        parts = runner.play_in_pieces(play, (collection, spec), range(args.hands // len(TEACHERS)),
+                                      collecting.CHUNK, args.workers, True, "hand")
         rows = [row for part in parts for row in part]
         arrays = {key: np.stack([row[i] for row in rows]) for i, key in enumerate(FIELDS)}
         with files.atomic_write(path, "wb") as handle:
@@ -104,6 +99,8 @@ def collect(args) -> None:
 def learn(args) -> None:
     import torch
     from tqdm import tqdm
+
+    from gin_env.training.imitation import held_out_split
 
     tag = f"{args.loss}-e{args.epochs}-lr{args.lr:g}-t{args.temperature:g}-k{args.keep:g}"
     network, distilled = (os.path.join(args.run_dir, f"{name}-{tag}.{ending}")
@@ -117,13 +114,9 @@ def learn(args) -> None:
     values = np.concatenate([d["values"] for d in data]).astype(np.float32)
     start = numpy_policy.shipped("exit")
     held = np.zeros(obs.shape[0], dtype=bool)
-    held[np.random.default_rng([args.seed, 3]).permutation(obs.shape[0])[:obs.shape[0] // 20]] = True
+    held[held_out_split(obs.shape[0], args.seed)[0]] = True
     is_candidate = candidates >= 0
-    base = os.path.join(args.run_dir, "start.zip")
-    if not os.path.exists(base):
-        ppo.model_with_actor(ppo.SHIPPED_MODEL, numpy_policy.read_weights(numpy_policy.SHIPPED["exit"]), base,
-                             "exit-v1")
-    model = ppo.read_model(base, "distilling values")
+    model = ppo.read_model(start_model(args.run_dir), "distilling values")
     policy = model.policy
     start_logits = np.concatenate([start.logits(obs[s:s + 4096]) for s in range(0, obs.shape[0], 4096)])
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.lr)
@@ -139,8 +132,8 @@ def learn(args) -> None:
             ref = torch.log_softmax(torch.where(t(legal[batch]), t(start_logits[batch]), torch.tensor(-1e9)), 1)
             keep = (ref.exp() * (ref - torch.log_softmax(own, 1))).sum(1).mean()
             chosen = torch.gather(logits, 1, t(np.maximum(candidates[batch], 0)))
-            paired = t(is_candidate[batch][:, 1:])
             if args.loss == "pairs":
+                paired = t(is_candidate[batch][:, 1:])
                 # Noise in the values averages out of a difference's mean, where it flattens a softmax of them.
                 gap = (chosen[:, 1:] - chosen[:, :1]) - (t(values[batch][:, 1:]) - t(values[batch][:, :1])) \
                     / args.temperature
@@ -163,11 +156,8 @@ def learn(args) -> None:
 
 
 def report(network, start, obs, legal, candidates, values) -> None:
-    def greedy(agent):
-        return np.where(legal, agent.logits(obs), -np.inf).argmax(axis=1)
-
     for name, agent in (("exit-v1", start), ("distilled", network)):
-        choice = greedy(agent)
+        choice = greedy(agent, obs, legal)
         at = candidates == choice[:, None]
         gained = np.where(at.any(1), (values * at).sum(1) - values[:, 0], np.nan)
         best = candidates[np.arange(len(choice)), np.where(candidates >= 0, values, -np.inf).argmax(1)]

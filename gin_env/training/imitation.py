@@ -86,6 +86,13 @@ def dataset_decisions(args: Args) -> dict[str, np.ndarray]:
             "has_return": found.episode_ended if args.match_record else found.ended}
 
 
+def held_out_split(size: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``size`` decisions that a cloning seeded ``seed`` holds out (5%, drawn by the seed) and the rows it
+    trains on: the split :func:`imitate` reports its agreement on."""
+    order = np.random.default_rng([seed, 3]).permutation(size)
+    return order[:size // 20], order[size // 20:]
+
+
 def imitate(model, args: Args, history: dict) -> None:
     """Behaviour cloning of the ``--teacher`` (or the agent recorded in ``--from-dataset``): ``--imitate-epochs``
     passes over :func:`collect_teacher_games` (or :func:`dataset_decisions`),
@@ -101,8 +108,7 @@ def imitate(model, args: Args, history: dict) -> None:
     data["weights"] = np.where(knock_legal, args.knock_weight, 1.0).astype(np.float32)
     policy = model.policy
     device = policy.device
-    order = np.random.default_rng([args.seed, 3]).permutation(data["actions"].size)
-    held_out, train_rows = order[:order.size // 20], order[order.size // 20:]
+    held_out, train_rows = held_out_split(data["actions"].size, args.seed)
     tensor = lambda key, rows: torch.as_tensor(data[key][rows], device=device)  # noqa: E731
     for group in policy.optimizer.param_groups:
         group["lr"] = args.imitate_lr
