@@ -57,7 +57,7 @@ def play(job: tuple[str, str, int, bool], start: int, stop: int, on_game) -> np.
     duel.view = noting_view
     agent = agents.load(spec)
     if not fair:
-        agent._belief = Sighted()
+        agent.opponent_model = Sighted()
     return duel.play_games(Rules.preset("eaai"), agent, agents.load(opponent), seed, range(start, stop),
                            on_game=on_game)
 
@@ -68,7 +68,7 @@ class Disagreements:
 
     def __init__(self, spec: str) -> None:
         self.fair, self.sighted = agents.load(spec), agents.load(spec)
-        self.sighted._belief = Sighted()
+        self.sighted.opponent_model = Sighted()
         self.count: collections.Counter = collections.Counter()
 
     def act(self, view, rng: np.random.Generator) -> int:

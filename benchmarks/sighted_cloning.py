@@ -48,7 +48,7 @@ class Told:
     def __init__(self, spec: str, env: gym.Env, fair: bool) -> None:
         self.search, self.env = agents.load(spec), env.unwrapped
         if not fair:
-            self.search._belief = search_sighted.Sighted()
+            self.search.opponent_model = search_sighted.Sighted()
 
     def tell(self) -> None:
         """Note the opponent's hand, where the sighted search's opponent model reads it."""

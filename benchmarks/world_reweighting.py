@@ -161,8 +161,8 @@ class Reweighted(search.SearchAgent):
         """``n`` worlds of ``view``: resampled by ``reweight`` from ``proposals`` times as many, or, with
         ``reweight`` None, the search's own draw."""
         if self.reweight is None:
-            return belief.draw_worlds(view, n, rng, model=self._belief)
-        draws = belief.draw_worlds(view, n * self.proposals, rng, model=self._belief)
+            return belief.draw_worlds(view, n, rng, model=self.opponent_model)
+        draws = belief.draw_worlds(view, n * self.proposals, rng, model=self.opponent_model)
         if self.reweight == "deadwood":
             weights = deadwood_weights(self.layers, view, draws)
         else:

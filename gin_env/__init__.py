@@ -8,7 +8,7 @@ light (numpy and gymnasium's registry; no numba kernels, PettingZoo, SB3 or torc
 from gymnasium.envs.registration import register, registry
 
 #: The package's version (pyproject.toml reads it from here); docs/changelog.md says what each version changed.
-__version__ = "0.11.2"
+__version__ = "0.11.3"
 
 ENV_ID = "GinRummy-v0"
 

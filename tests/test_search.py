@@ -14,7 +14,7 @@ from gin_env.agents import search as search_module
 from gin_env.agents.rollouts import game_win_table, hand_value
 from gin_env.agents.search import SearchAgent, SearchParams, choose
 from gin_env.batch.hand_batch import HandBatch
-from gin_env.belief import OpponentModel, sample_worlds
+from gin_env.belief import NetworkModel, OpponentModel, sample_worlds
 from gin_env.evaluation import duel
 from gin_env.game import actions, cards, engine, solver
 from gin_env.game.actions import KNOCK_BASE, TAKE_DISCARD
@@ -220,6 +220,26 @@ def test_the_rollouts_play_from_the_worlds_the_worlds_method_gives():
         assert told.drawn == FAST["samples"]
         # The real state's stock order is fixed and both players' rollouts are greedy: every sample plays the same.
         assert np.allclose(values, values[0])
+
+
+def test_the_worlds_are_drawn_by_the_opponent_model_the_search_holds():
+    """``opponent_model`` is made from the parameters (the heuristic's weights, or a belief network), and a model put
+    in its place draws every world: one that gives the opponent's real hidden cards all the weight deals them."""
+    search = SearchAgent(**FAST, shunned_weight=0.25, partner_weight=3.0, replay=1.0)
+    assert search.opponent_model == OpponentModel(shunned_weight=0.25, partner_weight=3.0, replay=1.0)
+    assert isinstance(SearchAgent(**FAST, belief="belief-v1").opponent_model, NetworkModel)
+
+    state, v = next((s, v) for s, v in seeded_views(Rules.preset("eaai"), 23, 2)
+                    if v.phase == engine.DISCARD and len(cards.to_ids(v.unseen)) > 20)
+    hidden = state.hands[1 - v.player] & v.unseen
+
+    class Real(OpponentModel):
+        def card_weights(self, view):
+            return np.where(cards.to_array(hidden), 1e12, np.where(cards.to_array(view.unseen), 1e-12, 0.0))
+
+    search.opponent_model = Real(replay=0.0)
+    worlds = search.worlds(v, 8, np.random.default_rng(0))
+    assert all(int(hand) & hidden == hidden for hand in worlds.hands[:, 1 - v.player])
 
 
 def test_gin_and_a_single_legal_action_are_played_without_search():
