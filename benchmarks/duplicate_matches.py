@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gin_env.evaluation import runner
-from gin_env.evaluation.stats import HANDS, POINTS, SCORE, normal_interval
+from gin_env.evaluation.stats import pair_stats
 
 #: Duplicate matches per piece of work sent to a worker.
 CHUNK = 25
@@ -22,9 +22,9 @@ def play_matches(play: Callable, job, matches: int, workers: int) -> np.ndarray:
 
 
 def result_line(out: np.ndarray) -> str:
-    """The match win rate of the first agent with its 95% interval (a match scores its two seatings' mean), and its
-    points per hand."""
-    wins = out[:, :, SCORE].mean(axis=1)
-    low, high = normal_interval(wins.mean(), wins.var(ddof=1) / len(wins))
-    points = out[:, :, POINTS].sum() / out[:, :, HANDS].sum()
-    return f"match win {wins.mean():.1%} [{low:.1%}, {high:.1%}], {points:+.2f} points per hand"
+    """The first agent's match win rate with its 95% interval and its points per hand, as ``gin-env evaluate``
+    reports them (``stats.pair_stats``)."""
+    pair = pair_stats(out)
+    low, high = pair["a_match_win_rate_ci95"]
+    return (f"match win {pair['a_match_win_rate']:.1%} [{low:.1%}, {high:.1%}], "
+            f"{pair['a_points_per_hand']:+.2f} points per hand")
