@@ -100,11 +100,18 @@ def start_model(run_dir: str) -> str:
     return start
 
 
+#: Encoded views per forward pass of a network over a whole dataset (a pass holds per-card features of every view).
+VIEWS_PER_PASS = 4096
+
+
+def dataset_logits(agent, obs: np.ndarray) -> np.ndarray:
+    """A numpy network ``agent``'s action logits at each encoded view, ``VIEWS_PER_PASS`` views at a time."""
+    return np.concatenate([agent.logits(obs[s:s + VIEWS_PER_PASS]) for s in range(0, len(obs), VIEWS_PER_PASS)])
+
+
 def greedy(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The action a greedy network ``agent`` plays at each encoded view, a few thousand views at a time (a forward
-    pass holds per-card features of every view at once)."""
-    rng = np.random.default_rng(0)  # a greedy choice draws nothing from it
-    return np.concatenate([agent.choose(obs[s:s + 4096], masks[s:s + 4096], rng) for s in range(0, len(obs), 4096)])
+    """The action a greedy network ``agent`` plays at each encoded view, as its ``choose`` picks it."""
+    return ppo.pick_actions(dataset_logits(agent, obs), masks, np.random.default_rng(0), deterministic=True)
 
 
 def learn(args) -> None:

@@ -29,7 +29,7 @@ import time
 
 import gymnasium as gym
 import numpy as np
-from sighted_cloning import RULES, TEACHERS, Told, greedy, start_model
+from sighted_cloning import RULES, TEACHERS, Told, dataset_logits, greedy, start_model
 
 from gin_env import files
 from gin_env.agents import numpy_policy, ppo
@@ -118,7 +118,7 @@ def learn(args) -> None:
     is_candidate = candidates >= 0
     model = ppo.read_model(start_model(args.run_dir), "distilling values")
     policy = model.policy
-    start_logits = np.concatenate([start.logits(obs[s:s + 4096]) for s in range(0, obs.shape[0], 4096)])
+    start_logits = dataset_logits(start, obs)
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.lr)
     rng = np.random.default_rng([args.seed, 4])
     train_rows = np.flatnonzero(~held)
