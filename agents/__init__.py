@@ -47,10 +47,13 @@ import importlib
 import inspect
 import os
 import re
+import sys
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from gin_env.agents import plugins, run_folders
+from gin_env.arguments import did_you_mean
 from gin_env.game.observation import PlayerView
 
 
@@ -178,7 +181,7 @@ def from_import_path(spec: str) -> Agent:
     if not module_name or not attr:
         raise ValueError(f"agent {spec!r}: write module:attr, e.g. mypackage.players:MyAgent")
     try:
-        module = importlib.import_module(module_name)
+        module = plugins.import_module(module_name)  # the current folder too, as ``python -m`` imports
     except Exception as err:  # a plug-in may raise anything while importing; the caller needs one type
         raise ValueError(f"agent {spec!r}: cannot import {module_name!r}: {_described(err)}") from err
     target = module
@@ -232,11 +235,12 @@ def versioned(name: str) -> str:
 
 def _unknown(name: str) -> str:
     """The error for a name that is no built-in agent, listing the names that are (a known agent's unknown version
-    lists that agent's versions first)."""
+    lists that agent's versions first, another name the closest known one, if one is close)."""
     match = _VERSIONED.match(name)
     versions = [v for v in versioned_names() if match and _VERSIONED.match(v)["base"] == match["base"]]
-    start = f"unknown agent {name!r}; " + (f"{match['base']} has versions {', '.join(versions)}; " if versions else "")
-    return (start + f"known agents: {', '.join(names())} (the newest of each) or a version, "
+    known = names() + versioned_names()
+    hint = f"; {match['base']} has versions {', '.join(versions)}" if versions else did_you_mean(name, known)
+    return (f"unknown agent {name!r}{hint}; known agents: {', '.join(names())} (the newest of each) or a version, "
             f"{', '.join(versioned_names())}, a path to a MaskablePPO .zip, a train_rllib.py .pt or actor weights "
             ".npz, or module:attr")
 
@@ -248,16 +252,65 @@ def is_path(name: str) -> bool:
     return name.endswith(MODEL_SUFFIXES) or os.sep in name or (os.altsep is not None and os.altsep in name)
 
 
+def files_read(name: str) -> list[str]:
+    """The files that loading the agent ``name`` reads, found without loading it: its model file, the model files
+    among its parameters (``search[guide=W.npz]``), or the source file of a ``module:attr`` plug-in's module (found
+    where import would find it, without running it). A command checks that it writes none of them."""
+    if is_path(name):
+        return [name]
+    try:
+        base, parameters = split_parameters(name)
+    except ValueError:  # load() refuses the name in its own words
+        return []
+    if base != name:
+        return [value for value in parameters.values() if isinstance(value, str) and is_path(value)]
+    if ":" in name and name not in AGENTS and name not in VERSIONS:
+        with plugins.current_folder_first():  # where from_import_path looks
+            found = _module_file(name.partition(":")[0])
+        return [found] if found else []
+    return []
+
+
+def _module_file(module_name: str) -> str | None:
+    """The source file of module ``module_name``, looked up on ``sys.path`` without importing it (its packages
+    neither), or None when there is no such file."""
+    if module_name in sys.modules:
+        return getattr(sys.modules[module_name], "__file__", None)
+    parts, locations, spec = module_name.split("."), None, None
+    for depth in range(1, len(parts) + 1):
+        spec = _find_spec(".".join(parts[:depth]), locations)
+        if spec is None or (depth < len(parts) and spec.submodule_search_locations is None):
+            return None
+        locations = spec.submodule_search_locations
+    return spec.origin if spec.has_location else None
+
+
+def _find_spec(full_name: str, locations):
+    """The spec import would find for ``full_name`` inside ``locations`` (its package's path; None: ``sys.path``),
+    asking the same finders in the same order, or None."""
+    for finder in sys.meta_path:
+        try:
+            spec = finder.find_spec(full_name, locations)
+        except (ImportError, ValueError, AttributeError):  # a malformed name, or a finder without find_spec
+            return None
+        if spec is not None:
+            return spec
+    return None
+
+
 def load(name_or_path: str | os.PathLike) -> Agent:
     """The agent called ``name_or_path`` (a plain name of :data:`AGENTS` or a versioned one of :data:`VERSIONS`,
     which it keeps in ``agent.name``), the policy saved at that path (a MaskablePPO
     ``.zip``, a ``.pt`` policy file of ``train_rllib.py``, or actor weights for numpy, ``.npz``, as
     ``gin-env export --numpy`` writes them), or the agent named by ``module:attr`` (:func:`from_import_path`).
 
-    Raises ``ValueError`` for an unknown name, a file that is not a model of this env (named, with what is wrong) or
-    a ``module:attr`` plug-in that fails in any way, and ``FileNotFoundError`` for a missing model file."""
+    Raises ``ValueError`` for an unknown name (with the closest known one), a folder (with the model files in it),
+    a file that is not a model of this env (named, with what is wrong) or a ``module:attr`` plug-in that fails in
+    any way, and ``FileNotFoundError`` for a missing model file."""
     if isinstance(name_or_path, os.PathLike) or is_path(str(name_or_path)):
         path = os.fspath(name_or_path)
+        if os.path.isdir(path):
+            raise ValueError(run_folders.folder_error(path, MODEL_SUFFIXES))
         if path.endswith(".pt"):
             from gin_env.agents.torch_policy import load_policy
 
@@ -281,7 +334,7 @@ def load(name_or_path: str | os.PathLike) -> Agent:
         return agent
     if ":" in name:
         return from_import_path(name)
-    raise ValueError(_unknown(name))
+    raise ValueError(run_folders.folder_error(name, MODEL_SUFFIXES) if os.path.isdir(name) else _unknown(name))
 
 
 def split_parameters(name: str) -> tuple[str, dict]:

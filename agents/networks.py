@@ -14,6 +14,8 @@ from gin_env.game.actions import DISCARD_BASE, KNOCK_BASE, N_ACTIONS
 from gin_env.game.observation import PLANES, PRIVILEGED_PLANES, PRIVILEGED_SIZE
 from gin_env.optional import require
 
+from .numpy_policy import HEAD_HIDDEN
+
 torch = require("torch", "a PPO policy")
 nn = torch.nn
 MaskableActorCriticPolicy = require("sb3_contrib.common.maskable.policies", "a PPO policy").MaskableActorCriticPolicy
@@ -70,7 +72,7 @@ class CardActionHead(nn.Module):
     ``DISCARD(c)`` and ``KNOCK(c)`` from card c's own features plus the global numbers, with weights shared by all
     52 cards, so what is learnt about discarding one card holds for every card."""
 
-    def __init__(self, channels: int, global_dim: int, hidden: int = 32) -> None:
+    def __init__(self, channels: int, global_dim: int, hidden: int = HEAD_HIDDEN) -> None:
         super().__init__()
         self.channels = channels
         self.card = nn.Conv1d(channels, hidden, kernel_size=1)

@@ -146,6 +146,16 @@ def _relu(x: np.ndarray) -> np.ndarray:
 MAX_WEIGHTS = 2**25
 
 
+#: The hidden units of the action head (``agents.networks.CardActionHead``), per card.
+HEAD_HIDDEN = 32
+
+
+def actor_weights(channels: int, global_dim: int, obs_size: int = OBS_SIZE) -> int:
+    """The numbers an actor of these widths holds (with :data:`HEAD_HIDDEN` head units): what ``gin-env train``
+    checks against :data:`MAX_WEIGHTS` before it builds a network that this loader would refuse."""
+    return sum(math.prod(shape) for shape in _expected_shapes(channels, global_dim, HEAD_HIDDEN, obs_size).values())
+
+
 def check_shapes(shapes: dict[str, tuple], source: str) -> int:
     """``ValueError`` naming ``source`` unless ``shapes`` (by torch name) are those of a complete actor of
     :class:`agents.networks.CardPolicy`: every one of :data:`PARAMETERS`, each of the shape that the widths read

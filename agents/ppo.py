@@ -12,18 +12,16 @@ or by sampling with the caller's numpy generator, so a stochastic policy is as r
 
 from __future__ import annotations
 
-import json
 import os
-import zipfile
 
 import numpy as np
 
 from gin_env.batch.observation import BatchView, encode_batch
 from gin_env.files import atomic_write
-from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_SIZE, PRIVILEGED_SIZE, RECORD_OBS_SIZE, PlayerView, encode, observation_parts
+from gin_env.game.observation import PRIVILEGED_SIZE, PlayerView, encode, observation_parts
 from gin_env.optional import require
 
+from . import model_archive
 from .params import check_flag
 
 #: The model shipped with the package: ``agents.load("ppo")`` plays its actor, exported to ``ppo_gin_policy.npz``.
@@ -119,79 +117,19 @@ def load_model(path: str, deterministic: bool = True) -> PPOAgent:
 
 
 def read_model(path: str, purpose: str):
-    """The MaskablePPO model of this env saved at ``path``, on the CPU, with the errors :func:`load_model` names;
-    ``purpose`` completes the message when sb3-contrib is missing."""
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no model file at {path!r}")
-    # Checked before importing sb3-contrib (and torch): a clear error for a corrupt file, and a fast one.
-    if not zipfile.is_zipfile(path):
-        raise ValueError(f"{path!r} is not a model: MaskablePPO models are .zip archives saved by model.save()")
-    _check_spaces(path, _declared_spaces(path))
-    MaskablePPO = require("sb3_contrib", purpose).MaskablePPO  # noqa: N806 - the class, by its name
-    try:
-        model = MaskablePPO.load(path, device="cpu", custom_objects=custom_objects_for(path))
-    except Exception as err:  # SB3 raises many types on a bad archive; the caller needs one clear message
-        raise ValueError(f"{path!r} could not be loaded as a MaskablePPO model: {err}") from err
-    _check_spaces(path, (model.observation_space.shape, getattr(model.action_space, "n", None)))
-    return model
-
-
-def _check_spaces(path: str, spaces: tuple | None) -> None:
-    """``ValueError`` unless ``spaces`` (observation shape, number of actions) are GinRummy-v0's, with the match
-    record or without, and with what no player sees after them or without (a privileged critic's training env);
-    None passes."""
-    if spaces is None:
-        return
-    obs_shape, n_actions = spaces
-    if len(obs_shape) == 1 and n_actions == N_ACTIONS:
-        try:
-            observation_parts(obs_shape[0])
-            return
-        except ValueError:
-            pass
-    raise ValueError(f"{path!r} is a MaskablePPO model for another env: it takes observations of shape "
-                     f"{obs_shape} and {n_actions} actions; GinRummy-v0 has ({OBS_SIZE},) (({RECORD_OBS_SIZE},) "
-                     f"with match_record=True; {PRIVILEGED_SIZE} more where a privileged critic trained) and "
-                     f"{N_ACTIONS}")
+    """The MaskablePPO model of this env saved at ``path``, on the CPU, loaded without running anything in the file
+    (:func:`.model_archive.load`), with the errors :func:`load_model` names; ``purpose`` completes the message when
+    sb3-contrib is missing."""
+    return model_archive.load(path, purpose, device="cpu")
 
 
 def observation_shape(path: str) -> tuple:
     """The observation shape the model at ``path`` reads (``(OBS_SIZE,)``, or ``(RECORD_OBS_SIZE,)`` with the match
-    record): from the archive's plain JSON when it is there, else from the loaded model."""
-    spaces = _declared_spaces(path)
-    return spaces[0] if spaces is not None else read_model(path, "reading a PPO model").observation_space.shape
-
-
-def _declared_spaces(path: str) -> tuple | None:
-    """(observation shape, number of actions) as the archive's ``data`` describes them in plain JSON (SB3 writes
-    these beside the pickled spaces), read before SB3 builds a network for the model; None where they are not
-    there in that form, and the model's own spaces are checked once it is loaded."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            data = json.loads(archive.read("data"))
-        shape = tuple(int(size) for size in data["observation_space"]["_shape"])
-        return shape, int(data["action_space"]["n"])
-    except (KeyError, TypeError, ValueError, zipfile.BadZipFile):
-        return None
-
-
-#: Where models saved before the agents moved under gin_env name our policy class; it lives in gin_env.agents now.
-_OLD_NETWORKS_MODULE = "agents.networks"
-
-
-def custom_objects_for(path: str) -> dict:
-    """SB3 pickles the policy class by module name: models that name the pre-``gin_env.agents`` module get the class
-    from its current place instead (``custom_objects``), so they load without a top-level ``agents`` package."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            stored = json.loads(archive.read("data")).get("policy_class", {})
-    except (KeyError, ValueError):
-        return {}  # not our layout: let SB3 report what is wrong
-    if isinstance(stored, dict) and stored.get("__module__") == _OLD_NETWORKS_MODULE:
-        from gin_env.agents.networks import CardPolicy
-
-        return {"policy_class": CardPolicy}
-    return {}
+    record, ``PRIVILEGED_SIZE`` more with a privileged critic), from the archive's plain JSON, checked to be one of
+    GinRummy-v0's; ``ValueError`` naming the file otherwise."""
+    spaces = model_archive.declared_spaces(model_archive.read(path))
+    model_archive.check_spaces(path, spaces)
+    return spaces[0]
 
 
 #: What a saved model holds that acting never reads: the last rollout's observations (half a megabyte for 512 games).

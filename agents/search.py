@@ -47,9 +47,10 @@ of simple against simple under the same rules), blended with the hand points:
 alone; near it, a knock that wins the game beats a bigger gin later, and a player far behind prefers the bigger
 swing.
 
-**Budget.** ``samples`` determinizations per decision; ``time_ms``, if set, plays them in rounds of
-``round_samples`` and starts no round that could take the decision past that many milliseconds, a round judged as
-long as the slowest one played (at least one round is played). The choice is a function
+**Budget.** ``samples`` determinizations per decision (at most ``MAX_SAMPLES``, played in batches of at most
+``BATCH_SAMPLES``, so that a decision's memory is bounded whatever ``samples`` is); ``time_ms``, if set, plays them
+in rounds of ``round_samples`` and starts no round that could take the decision past that many milliseconds, a round
+judged as long as the slowest one played (at least one round is played). The choice is a function
 of the view and the generator alone when ``time_ms`` is None (the default); with ``time_ms`` it also depends on the
 machine's speed.
 
@@ -98,6 +99,13 @@ GUIDES = (*WAITERS, "switch")
 #: ``.npz`` of policy weights is one too.
 OPPONENT_MODELS = ("guide", "record", "simple")
 
+#: The most samples played in one batch (``round_samples`` at most, and the rounds of a search without ``time_ms``).
+#: A batch's rollouts hold about 90 kB per sample at their peak, so a round stays under about 100 MB whatever
+#: ``samples`` is (``search[samples=100000000]`` in one batch asked for 29 GiB).
+BATCH_SAMPLES = 1_000
+#: The most ``samples`` per decision: the values kept are a few numbers a sample, and 10,000 samples take tens of
+#: seconds a decision (docs/search.md measured 16 to 400).
+MAX_SAMPLES = 10_000
 #: The most ``replay`` steps per opponent discard: each step solves every sampled hand, so the cost of a decision
 #: grows with it (docs/search.md measured 0 to 2).
 MAX_REPLAY = 8.0
@@ -161,8 +169,9 @@ class SearchParams:
                 raise ValueError(f"search parameter 'waiter' must not be given with guide='switch', whose waiter is "
                                  f"{numpy_policy.SWITCH_NETWORKS['waiter']!r}; give guide="
                                  f"{numpy_policy.SWITCH_NETWORKS['racer']!r} with the waiter you want")
-        for key in ("samples", "round_samples", "discards"):
-            check_number("search", key, getattr(self, key), integer=True, low=1)
+        check_number("search", "samples", self.samples, integer=True, low=1, high=MAX_SAMPLES)
+        check_number("search", "round_samples", self.round_samples, integer=True, low=1, high=BATCH_SAMPLES)
+        check_number("search", "discards", self.discards, integer=True, low=1)
         check_number("search", "time_ms", self.time_ms, low=0, low_open=True, none=True)
         check_flag("search", "search_draws", self.search_draws)
         for key in ("shunned_weight", "partner_weight"):
@@ -320,9 +329,9 @@ class SearchAgent:
     def sample_values(self, view: PlayerView, candidates: list[int], rng: np.random.Generator,
                       start: float | None = None) -> np.ndarray:
         """(samples played, len(candidates)): the value of each candidate in each sampled deal, the same deals for
-        every candidate: all ``samples`` in one batch, or with ``time_ms`` in rounds of ``round_samples`` while
-        the budget lasts (one round at least), counted from ``start`` (a ``time.perf_counter()`` reading; default
-        now)."""
+        every candidate: all ``samples``, in rounds of :data:`BATCH_SAMPLES`, or with ``time_ms`` in rounds of
+        ``round_samples`` while the budget lasts (one round at least), counted from ``start`` (a
+        ``time.perf_counter()`` reading; default now)."""
         p = self.params
         start = time.perf_counter() if start is None else start
         rounds = []
@@ -330,7 +339,7 @@ class SearchAgent:
         played = 0
         while played < p.samples:
             began = time.perf_counter()
-            n = min(p.round_samples, p.samples - played) if p.time_ms is not None else p.samples
+            n = min(p.round_samples if p.time_ms is not None else BATCH_SAMPLES, p.samples - played)
             rounds.append(self._rollout_values(view, candidates, n, rng))
             played += n
             if p.time_ms is not None:

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable
 
 from gin_env import __version__
+from gin_env.arguments import did_you_mean
 from gin_env.optional import MissingExtra
 
 
@@ -84,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     job, rest = argv[0], argv[1:]
     prog = f"gin-env {job}"
     if job not in JOBS:
-        print(f"gin-env: error: unknown job {job!r}; choose from {', '.join(JOBS)}", file=sys.stderr)
+        print(f"gin-env: error: unknown job {job!r}{did_you_mean(job, JOBS)}; choose from {', '.join(JOBS)}",
+              file=sys.stderr)
         return 2
     try:
         return JOBS[job](rest, prog)

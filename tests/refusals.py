@@ -31,3 +31,21 @@ def assert_refused(code, err: str, prog: str, mention: str) -> str:
     assert len(line.splitlines()) == 1 and "Traceback" not in err, err
     assert line.startswith(f"{prog}: error: ") and mention in line, line
     return line
+
+
+def refused_command(argv: list[str], mention: str, folder, capsys) -> str:
+    """Run ``gin-env ARGV`` in this process: :func:`assert_refused` of its exit code and stderr (``PROG`` is
+    ``gin-env JOB``, or ``gin-env`` for no known job), and ``folder`` (None: no folder) exactly as it was; the
+    line."""
+    from gin_env import cli
+
+    before = snapshot(folder) if folder is not None else None
+    try:
+        code = cli.main(argv)
+    except SystemExit as stop:  # argparse's own errors
+        code = stop.code
+    prog = f"gin-env {argv[0]}" if argv and argv[0] in cli.JOBS else "gin-env"
+    line = assert_refused(code, capsys.readouterr().err, prog, mention)
+    if folder is not None:
+        assert snapshot(folder) == before
+    return line

@@ -233,7 +233,7 @@ def test_bad_decks_name_the_problem(deck, error, message):
 
 @pytest.mark.parametrize(("scale", "error"), [(float("inf"), ValueError), (float("nan"), ValueError), (0, ValueError),
                                               (-1.0, ValueError), ("x", TypeError), (None, TypeError),
-                                              (True, TypeError)])
+                                              (True, TypeError), (10**400, ValueError)])
 def test_reward_scale_must_be_finite_and_positive_in_every_env(scale, error):
     for make in (GinRummyEnv, lambda **kw: GinRummyVectorEnv(num_envs=2, **kw), pettingzoo.env):
         with pytest.raises(error, match="reward_scale"):

@@ -1,7 +1,7 @@
 """Bad input to ``gin-env evaluate``, ``export``, ``replay`` and ``play`` (issue 29): one line on stderr,
 ``gin-env JOB: error: ...``, that names the option or the file, exit code 2, before any game is played or any file
-written, and no file or folder left behind or changed. Also: every job's ``--help`` answers fast without torch, Ray,
-tqdm or matplotlib."""
+written, and no file or folder left behind or changed. Also: every job's ``--help`` imports none of the optional
+packages (torch, Ray, tqdm, matplotlib, ...)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from gin_env import cli
 from gin_env.evaluation import tournament
 from gin_env.training import export
-from tests.refusals import assert_refused, snapshot
+from tests.refusals import refused_command
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL = os.path.join(ROOT, "agents", "models", "ppo_gin.zip")
@@ -35,18 +35,6 @@ def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
     return tmp_path
-
-
-def _refused(argv: list[str], option: str, folder, capsys) -> str:
-    """Run ``gin-env ARGV``: exit code 2, one line naming ``option``, ``folder`` untouched; the line."""
-    before = snapshot(folder)
-    try:
-        code = cli.main(argv)
-    except SystemExit as stop:  # argparse's own errors
-        code = stop.code
-    line = assert_refused(code, capsys.readouterr().err, f"gin-env {argv[0]}", option)
-    assert snapshot(folder) == before
-    return line
 
 
 @pytest.fixture
@@ -79,8 +67,8 @@ def no_games(monkeypatch):
     (["--players", "3", "--replays", "a-file"], "--replays"),
 ])
 def test_evaluate_refuses_bad_options_before_the_first_game(options, option, workdir, no_games, capsys):
-    _refused(["evaluate", "simple", "random", "expert", "--workers", "1", "--no-progress", *options], option, workdir,
-             capsys)
+    refused_command(["evaluate", "simple", "random", "expert", "--workers", "1", "--no-progress", *options], option,
+                    workdir, capsys)
 
 
 def test_evaluate_refuses_a_ray_address_where_nothing_answers_within_seconds(workdir, capsys):
@@ -88,8 +76,8 @@ def test_evaluate_refuses_a_ray_address_where_nothing_answers_within_seconds(wor
     with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    line = _refused(["evaluate", "simple", "random", "--deals", "2", "--no-progress", "--ray", f"127.0.0.1:{port}"],
-                    f"--ray 127.0.0.1:{port}", workdir, capsys)
+    argv = ["evaluate", "simple", "random", "--deals", "2", "--no-progress", "--ray", f"127.0.0.1:{port}"]
+    line = refused_command(argv, f"--ray 127.0.0.1:{port}", workdir, capsys)
     assert "no Ray cluster answers there" in line
 
 
@@ -106,7 +94,7 @@ def test_evaluate_refuses_a_ray_address_where_nothing_answers_within_seconds(wor
     (["kept.npz", MODEL, "--out", "policy.zip"], "the first source must be a model (.zip), not actor weights"),
 ])
 def test_export_checks_every_source_and_output_before_loading_a_model(argv, named, workdir, capsys):
-    _refused(["export", *argv], named, workdir, capsys)
+    refused_command(["export", *argv], named, workdir, capsys)
 
 
 def test_a_failed_export_leaves_the_files_it_was_to_replace(workdir, monkeypatch, capsys):
@@ -118,11 +106,11 @@ def test_a_failed_export_leaves_the_files_it_was_to_replace(workdir, monkeypatch
 
     monkeypatch.setattr(export, "export_model", failing)
     (workdir / "policy.zip").write_bytes(b"an earlier model")
-    _refused(["export", MODEL, "--out", "policy.zip", "--numpy", "kept.npz"], "differ in shape", workdir, capsys)
+    refused_command(["export", MODEL, "--out", "policy.zip", "--numpy", "kept.npz"], "differ in shape", workdir, capsys)
 
 
 @pytest.mark.parametrize("argv, named", [
-    (["/dev/zero"], "replay /dev/zero: larger than 1,000,000 bytes"),
+    (["/dev/zero"], "/dev/zero: is a character device, not a regular file"),
     (["missing.json"], "missing.json: no such file"),
     (["folder.zip"], "folder.zip: is a folder"),
     (["not-a-model.zip"], "not-a-model.zip: not a replay"),
@@ -131,7 +119,7 @@ def test_replay_refuses_what_is_no_replay_file_in_one_line(argv, named, workdir,
     pytest.importorskip("rich")
     if argv == ["/dev/zero"] and not os.path.exists("/dev/zero"):
         pytest.skip("no /dev/zero here")
-    _refused(["replay", *argv], named, workdir, capsys)
+    refused_command(["replay", *argv], named, workdir, capsys)
 
 
 @pytest.mark.parametrize("options, option", [
@@ -145,23 +133,26 @@ def test_replay_refuses_what_is_no_replay_file_in_one_line(argv, named, workdir,
 ])
 def test_play_refuses_bad_options_before_the_game(options, option, workdir, capsys):
     pytest.importorskip("rich")
-    _refused(["play", *options], option, workdir, capsys)
+    refused_command(["play", *options], option, workdir, capsys)
 
 
-#: Packages no job's --help may need: blocked in the child process, as if not installed (rich, light, draws the
-#: terminal game and the replay viewer, whose modules import it).
-HEAVY = ("torch", "ray", "tqdm", "matplotlib", "stable_baselines3", "sb3_contrib", "tensorboard")
+#: Packages no job's --help may import: the optional ones but rich, which is light and draws the terminal game (so
+#: ``play``'s module imports it).
+HEAVY = ("torch", "ray", "tqdm", "matplotlib", "stable_baselines3", "sb3_contrib", "tensorboard", "minari",
+         "pettingzoo", "pyspiel", "moviepy")
 
 
-@pytest.mark.parametrize("job", ["evaluate", "export", "play", "replay"])
-def test_every_help_answers_in_under_two_seconds_without_the_optional_packages(job):
+@pytest.mark.parametrize("job", sorted(cli.JOBS))
+def test_every_help_imports_none_of_the_optional_packages(job):
+    """What keeps ``--help`` quick on any machine: it loads no optional package (benchmarks/bench_startup.py times
+    it, as the seconds depend on the machine's load)."""
     if job in ("play", "replay"):
         pytest.importorskip("rich")
-    code = (f"import sys, time\nstart = time.perf_counter()\nsys.modules.update(dict.fromkeys({HEAVY!r}))\n"
-            "from gin_env.cli import main\n"
+    heavy = HEAVY if job == "play" else (*HEAVY, "rich")
+    code = ("import sys\nfrom gin_env.cli import main\n"
             f"try:\n    code = main([{job!r}, '--help'])\nexcept SystemExit as stop:\n    code = stop.code\n"
-            "assert code in (0, None), code\nprint(f'seconds {time.perf_counter() - start:.3f}')\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+            f"assert code in (0, None), code\nprint('imported:', sorted(set({heavy!r}) & set(sys.modules)))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert result.returncode == 0, result.stderr
-    assert f"usage: gin-env {job}" in result.stdout and "``" not in result.stdout
-    assert float(result.stdout.split("seconds ")[-1]) < 2.0
+    assert f"usage: gin-env {job}" in result.stdout and "``" not in result.stdout  # plain text, not reST
+    assert result.stdout.splitlines()[-1] == "imported: []"

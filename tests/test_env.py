@@ -113,7 +113,7 @@ def test_render_ansi_shows_hands_pile_stock_and_scores():
 @pytest.mark.parametrize("kwargs, message", [
     ({"episode": "game"}, "episode"), ({"illegal_action": "ignore"}, "illegal_action"),
     ({"reward_scale": 0}, "reward_scale"), ({"learner_seat": 2}, "learner_seat"), ({"max_steps": 0}, "max_steps"),
-    ({"render_mode": "human"}, "render_mode"), ({"rules": "bridge"}, "preset"), ({"opponent": "nobody"}, "nobody"),
+    ({"render_mode": "window"}, "render_mode"), ({"rules": "bridge"}, "preset"), ({"opponent": "nobody"}, "nobody"),
 ])
 def test_bad_arguments_are_rejected_by_name(kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 
 import gymnasium as gym
 import numpy as np
@@ -27,8 +26,6 @@ FORMATS = {"players=3": {"players": 3}, "players=4": {"players": 4},
 #: Player 0 deals every hand and the non-dealer discards first with 11 cards, and the first discard ends the hand
 #: (R19): a learner in seat 0 never has a decision.
 NO_DECISION = Rules(deal_mode="eleven", max_turns=1, first_dealer="P1")
-#: Enough for a thousand deals on a loaded machine; an endless loop never returns at all.
-QUICK_SECONDS = 20
 
 
 def illegal_action(mask: np.ndarray) -> int:
@@ -160,7 +157,7 @@ def test_a_room_of_equal_seats_takes_either_seat_at_reset():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Rules under which no deal reaches the learner: a clear error, quickly
+# Rules under which no deal reaches the learner: a clear error after a bounded number of deals
 # ---------------------------------------------------------------------------------------------------------------
 
 NO_DECISION_MESSAGE = (rf"no deal reached the learner's first decision in {MAX_REDEALS:,} deals under rules "
@@ -176,10 +173,8 @@ NO_DECISION_MESSAGE = (rf"no deal reached the learner's first decision in {MAX_R
 ], ids=["GinRummyEnv", "GinRummyEnv players=4", "GinRummyEnv room", "GinRummyVectorEnv"])
 def test_no_deal_reaching_the_learner_is_an_error_not_an_endless_reset(make):
     env = make()
-    start = time.perf_counter()
-    with pytest.raises(ValueError, match=NO_DECISION_MESSAGE):
+    with pytest.raises(ValueError, match=NO_DECISION_MESSAGE):  # after MAX_REDEALS deals: an endless loop never returns
         env.reset(seed=0)
-    assert time.perf_counter() - start < QUICK_SECONDS
     with pytest.raises(RuntimeError, match=r"reset\(\)"):
         env.step(np.zeros(4, dtype=np.int64) if isinstance(env, GinRummyVectorEnv) else 0)
 

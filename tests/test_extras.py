@@ -99,8 +99,7 @@ def test_training_without_each_of_its_dependencies(blocked, tmp_path):
     assert blocked in err
 
 
-@pytest.mark.parametrize("blocked, argv", [("tqdm", []), ("matplotlib", ["--plot", "out.png"]),
-                                           ("sb3_contrib", []), ("torch", [])])
+@pytest.mark.parametrize("blocked, argv", [("matplotlib", ["--plot", "out.png"]), ("sb3_contrib", []), ("torch", [])])
 def test_evaluation_without_its_dependencies(blocked, argv, tmp_path):
     _installed_but(blocked, ("tqdm", "matplotlib", "torch", "stable_baselines3", "sb3_contrib"))
     # "ppo" plays in numpy on a core install; a MaskablePPO .zip is what needs torch and sb3-contrib.

@@ -110,7 +110,7 @@ BAD = [
     ("--run-dir nowhere/exit", ["--run-dir", "nowhere/exit"]),
     ("not empty", ["--run-dir", "full"]),
     ("--measure-matches must be at least 2", ["--run-dir", "fresh", "--measure-matches", "1"]),
-    ("--rules 'eaia'", ["--run-dir", "fresh", "--rules", "eaia"]),
+    ("--rules: unknown rules preset 'eaia' (did you mean 'eaai'?)", ["--run-dir", "fresh", "--rules", "eaia"]),
     ("--seed", ["--run-dir", "fresh", "--seed", "-1"]),
 ]
 

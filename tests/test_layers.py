@@ -11,11 +11,11 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 #: The layers, lowest first: a module may import its own layer and the ones before it, never one after it.
-#: ``base`` is the top-level helpers every layer may use (``files``, ``optional``, ``arguments``); ``cli`` the
-#: ``gin-env`` command over every job.
+#: ``base`` is the top-level helpers every layer may use (``files``, ``optional``, ``arguments``, ``text``,
+#: ``locks``); ``cli`` the ``gin-env`` command over every job.
 LAYERS = ("base", "game", "batch", "belief", "agents", "table", "replay", "ui", "envs", "interop", "evaluation",
           "datasets", "training", "cli")
-BASE = ("files", "optional", "arguments")
+BASE = ("files", "optional", "arguments", "text", "locks")
 MAX_TOP_LEVEL_MODULES = 8
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60

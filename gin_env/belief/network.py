@@ -121,6 +121,16 @@ def layers_of(arrays) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
                  for i in range(len(arrays) // 2))
 
 
+def check_hidden_widths(widths: tuple[int, ...], source: str) -> None:
+    """``ValueError`` naming ``source`` when a network of hidden layers of ``widths`` units (first to last) is one
+    that :func:`load_layers` would refuse (:func:`check_shapes`), so that a trainer refuses it before training."""
+    units = (INPUTS, *widths, cards.N_CARDS)
+    shapes = {}
+    for i, (inputs, outputs) in enumerate(zip(units, units[1:])):
+        shapes[f"w{i}"], shapes[f"b{i}"] = (inputs, outputs), (outputs,)
+    check_shapes(shapes, source)
+
+
 def check_shapes(shapes: dict[str, tuple], source: str) -> None:
     """``ValueError`` naming ``source`` unless ``shapes`` (array name -> shape) are those of a belief network:
     ``w0, b0, ..., w{k-1}, b{k-1}`` and nothing else, chained from :data:`INPUTS` inputs to one output per card,

@@ -4,6 +4,7 @@ dataset's id and its place are checked before the first game; the dataset appear
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
@@ -13,9 +14,10 @@ import gymnasium as gym
 
 from gin_env import agents, datasets, files
 from gin_env.arguments import ArgumentParser, at_least
+from gin_env.datasets import collect
 from gin_env.datasets.episodes import Collection
+from gin_env.evaluation import runner
 from gin_env.game.rules import PRESETS, Rules
-from gin_env.optional import require
 
 #: Exit code after Ctrl-C, as a shell reports a process ended by SIGINT.
 INTERRUPTED = 130
@@ -35,8 +37,9 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
                      help="the other agents: one for every other seat (partners and teammates are then PLAYER "
                           "again), or one per seat in the env's role order (partner or teammates, then opponents)")
     games = out.add_mutually_exclusive_group(required=True)
-    games.add_argument("--hands", type=at_least(1), metavar="N", help="N episodes of one hand (one deal with four)")
-    games.add_argument("--matches", type=at_least(1), metavar="N", help="N episodes of a game to the target score")
+    episodes = at_least(1, most=collect.MAX_EPISODES, why_most=" episodes in one dataset")
+    games.add_argument("--hands", type=episodes, metavar="N", help="N episodes of one hand (one deal with four)")
+    games.add_argument("--matches", type=episodes, metavar="N", help="N episodes of a game to the target score")
     out.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
     out.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="2 (default), 3 or 4")
     out.add_argument("--room", type=at_least(1), nargs=2, metavar=("K0", "K1"),
@@ -57,8 +60,9 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
     out.add_argument("--root", metavar="DIR",
                      help="the datasets' folder (default: $MINARI_DATASETS_PATH, else ~/.minari/datasets, where "
                           "minari.load_dataset looks)")
-    out.add_argument("--workers", type=at_least(1), default=os.cpu_count() or 1,
-                     help="worker processes (default: one per core); the dataset does not depend on it")
+    out.add_argument("--workers", type=runner.worker_count, default=runner.usable_cores(),
+                     help=f"worker processes (default: one per core; at most {runner.MAX_WORKERS_PER_CORE} per core); "
+                          "the dataset does not depend on it")
     out.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return out
 
@@ -96,15 +100,16 @@ def check(args: argparse.Namespace) -> tuple[Collection, str, str]:
     minari_files.check_dataset_id(dataset_id)
     root = args.root or minari_files.default_root()
     files.check_output_folder(root, "--root" if args.root else None)
+    # Absolute, so that the dataset lands where it was asked for while Minari writes under another root.
+    root = os.path.abspath(root)
+    # The one output, the dataset's folder, must not exist (check_free), so no input can be it.
     minari_files.check_free(root, dataset_id)
-    if not args.no_progress:
-        require("tqdm", "the progress bar (--no-progress hides it)")
     return collection, dataset_id, root
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    """Run the command line; the exit code (0 written, 2 bad input before any game, 130 interrupted: nothing
-    written)."""
+    """Run the command line; the exit code (0 written, 2 bad input or an id another run is writing, before any
+    game, 130 interrupted: nothing written)."""
     args = parser(prog).parse_args(argv)
     prog = prog or "gin-env dataset"
     try:
@@ -112,13 +117,30 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     except (ValueError, OSError) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
-    from gin_env.datasets import collect, minari_files
+    from gin_env.datasets import minari_files
+
+    os.makedirs(root, exist_ok=True)
+    removed = minari_files.remove_leftovers(root)
+    if removed:
+        print(f"removed {len(removed)} temporary folder(s) that killed gin-env dataset runs left in {root}")
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(minari_files.id_lock(root, dataset_id))
+            minari_files.check_free(root, dataset_id)  # another run may have written the id since the checks
+        except (ValueError, OSError) as err:
+            print(f"{prog}: error: {err}", file=sys.stderr)
+            return 2
+        return _write(args, collection, dataset_id, root, prog)
+
+
+def _write(args: argparse.Namespace, collection: Collection, dataset_id: str, root: str, prog: str) -> int:
+    """Play the episodes and write the dataset, holding its id's lock; the exit code."""
+    from gin_env.datasets import minari_files
 
     n = args.matches if args.matches is not None else args.hands
     start = time.perf_counter()
     try:
         episodes = collect.collect(collection, n, args.workers, not args.no_progress)
-        os.makedirs(root, exist_ok=True)
         env = gym.make("GinRummy-v0", **collection.env_kwargs())
         folder = minari_files.write_dataset(
             root, dataset_id, episodes, env, algorithm_name=f"{args.player} against {', '.join(args.others)}",
@@ -130,7 +152,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     steps = sum(e.actions.size for e in episodes)
     print(f"{n:,} episodes, {steps:,} steps in {time.perf_counter() - start:.1f} s with {args.workers} worker(s)")
     print(f"wrote dataset {dataset_id} to {folder}")
-    where = "" if root == minari_files.default_root() else f" (with MINARI_DATASETS_PATH={root})"
+    where = "" if root == os.path.abspath(minari_files.default_root()) else f" (with MINARI_DATASETS_PATH={root})"
     print(f"load it with minari.load_dataset({dataset_id!r}){where}")
     return 0
 

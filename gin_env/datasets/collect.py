@@ -13,6 +13,9 @@ from gin_env.game.rules import Rules
 
 #: Episodes per piece of work sent to a worker: an even split, a live bar, little traffic between processes.
 CHUNK = 20
+#: The most episodes one dataset holds (``--hands``, ``--matches``): every episode is kept in memory until the
+#: dataset is written whole, about 45 kB a hand, and takes as much on disk. A larger study joins several datasets.
+MAX_EPISODES = 100_000
 
 
 def collect(collection: Collection, episodes: int, workers: int = 1, progress: bool = True) -> list[Episode]:

@@ -11,12 +11,20 @@ from typing import NamedTuple
 import gymnasium as gym
 import numpy as np
 
+from gin_env import files
 from gin_env.datasets.minari_files import dataset_folder, default_root, minari
 from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import obs_size
+from gin_env.game.room import check_room
+from gin_env.game.rules import PLAYER_COUNTS, PRESETS, Rules
+from gin_env.table.checks import check_reward_scale
 
 #: GinRummy-v0's default ``reward_scale``, for a dataset whose env spec does not give one.
 DEFAULT_REWARD_SCALE = 100.0
+#: The largest ``max_steps`` a dataset's env spec may give: past any episode's length, a bound on a file's number.
+MAX_STEPS = 10**9
+#: The most characters of a bad value of an env spec that an error message quotes.
+QUOTED_LENGTH = 60
 
 
 class Decisions(NamedTuple):
@@ -39,12 +47,15 @@ class Decisions(NamedTuple):
 
 def open_dataset(source: str, option: str = "--from-dataset"):
     """The ``minari.MinariDataset`` at ``source``: a dataset id (looked for where ``minari.load_dataset`` looks) or
-    a dataset's folder (or its ``data`` folder). ``FileNotFoundError`` or ``ValueError`` naming ``option``."""
+    a dataset's folder (or its ``data`` folder). ``FileNotFoundError`` or ``ValueError`` naming ``option``, the
+    latter also naming the file when one of the dataset's files is a FIFO, a device or a socket, which Minari's
+    readers would wait on forever."""
     candidates = [source, os.path.join(source, "data")]
     if not os.path.isabs(source):
         candidates.append(os.path.join(dataset_folder(default_root(), source), "data"))
     for path in candidates:
-        if os.path.isfile(os.path.join(path, "metadata.json")):
+        if os.path.lexists(os.path.join(path, "metadata.json")):
+            _check_regular_files(path, option)
             try:
                 return minari.MinariDataset(path)
             except Exception as err:  # Minari raises what its readers raise (JSON, pyarrow, its own asserts)
@@ -52,13 +63,25 @@ def open_dataset(source: str, option: str = "--from-dataset"):
     raise FileNotFoundError(f"{option} {source}: no Minari dataset there, nor one of that id in {default_root()}")
 
 
+def _check_regular_files(path: str, option: str) -> None:
+    """``ValueError`` naming ``option`` and the file when a file under the dataset folder ``path`` cannot be read as
+    a regular file (a FIFO, a device, a socket, a broken link, no permission)."""
+    for folder, _, names in os.walk(path):
+        for name in names:
+            try:
+                files.check_input_file(os.path.join(folder, name), option)
+            except OSError as err:
+                raise ValueError(str(err)) from None
+
+
 def env_kwargs(dataset, option: str = "--from-dataset") -> dict:
-    """The ``GinRummy-v0`` arguments the dataset was played with; ``ValueError`` for a dataset of another env or
-    with other spaces (the information state's dict of observations is read for its 375 entries, 381 with the match
-    record)."""
+    """The ``GinRummy-v0`` arguments the dataset was played with; ``ValueError`` for a dataset of another env, with
+    an argument of the wrong type or out of range (:func:`check_spec_kwargs`), or with other spaces (the information
+    state's dict of observations is read for its 375 entries, 381 with the match record)."""
     spec = dataset.spec.env_spec
     if spec is None or spec.id != "GinRummy-v0":
         raise ValueError(f"{option}: the dataset is of {spec.id if spec else 'no env'}, not GinRummy-v0")
+    check_spec_kwargs(spec.kwargs, option)
     space = dataset.observation_space
     if isinstance(space, gym.spaces.Dict) and "observation" in space.spaces:
         space = space["observation"]
@@ -67,6 +90,56 @@ def env_kwargs(dataset, option: str = "--from-dataset") -> dict:
         raise ValueError(f"{option}: the dataset's observations are {space}, not GinRummy-v0's ({width},) with "
                          f"{N_ACTIONS} actions")
     return dict(spec.kwargs)
+
+
+def check_spec_kwargs(kwargs, option: str = "--from-dataset") -> None:
+    """``ValueError`` naming the field when an argument of a dataset's env spec (read from its metadata file) is not
+    what ``GinRummy-v0`` takes: ``reward_scale`` a finite positive number (never NaN, infinity, a string or a
+    bool), ``players`` 2, 3 or 4, ``learner_seat`` one of the seats, ``max_steps`` a positive integer, the flags
+    true or false, ``room`` a room of R58, ``rules`` a preset's name or an object of ``Rules`` keys. Before any
+    decision is read: a bad spec never stops a run midway."""
+    def refuse(key: str, wanted: str):
+        shown = repr(kwargs[key])
+        shown = shown if len(shown) <= QUOTED_LENGTH else f"{shown[:QUOTED_LENGTH]}... ({len(shown):,} characters)"
+        return ValueError(f"{option}: the dataset's env spec gives {key}={shown}; it must be {wanted}")
+
+    if not isinstance(kwargs, dict):
+        raise ValueError(f"{option}: the dataset's env spec holds no arguments object")
+    if "reward_scale" in kwargs:
+        try:
+            check_reward_scale(kwargs["reward_scale"])
+        except (TypeError, ValueError, OverflowError):  # an integer too large for a float is the last
+            raise refuse("reward_scale", "a finite positive number") from None
+    players = kwargs.get("players")
+    if players is not None and (type(players) is not int or players not in PLAYER_COUNTS):
+        raise refuse("players", f"one of {', '.join(map(str, PLAYER_COUNTS))}")
+    seat, seats = kwargs.get("learner_seat"), players or 2
+    if seat is not None and (type(seat) is not int or not 0 <= seat < seats):
+        raise refuse("learner_seat", f"a seat 0..{seats - 1} or null")
+    steps = kwargs.get("max_steps")
+    if steps is not None and (type(steps) is not int or not 1 <= steps <= MAX_STEPS):
+        raise refuse("max_steps", f"an integer 1..{MAX_STEPS:,} or null")
+    for key in ("information_state", "match_record"):
+        if key in kwargs and type(kwargs[key]) is not bool:
+            raise refuse(key, "true or false")
+    _check_spec_game(kwargs, refuse)
+
+
+def _check_spec_game(kwargs: dict, refuse) -> None:
+    """The ``room`` and ``rules`` of a dataset's env spec, each refused (``refuse(key, wanted)``) when bad."""
+    if kwargs.get("room") is not None:
+        try:
+            check_room(kwargs["room"])
+        except (TypeError, ValueError) as err:
+            raise refuse("room", f"a room of R58 ({err})") from None
+    rules = kwargs.get("rules", "standard")
+    if isinstance(rules, dict):
+        try:
+            Rules(**rules)
+        except (TypeError, ValueError) as err:
+            raise refuse("rules", f"an object of rules keys ({err})") from None
+    elif not isinstance(rules, str) or rules not in PRESETS:
+        raise refuse("rules", f"a preset ({', '.join(PRESETS)}) or an object of rules keys")
 
 
 def carries_record(kwargs: dict) -> bool:

@@ -13,9 +13,11 @@ import os
 import re
 import shutil
 import tempfile
+import urllib.parse
 import warnings
 from collections.abc import Iterator
 
+from gin_env import locks
 from gin_env.datasets.episodes import Episode, fixed_info
 from gin_env.optional import require
 
@@ -28,6 +30,14 @@ minari_storage = require("minari.dataset.minari_storage", "datasets")
 DATA_FORMAT = "arrow"
 #: The environment variable Minari reads its datasets' root folder from.
 ROOT_VARIABLE = "MINARI_DATASETS_PATH"
+#: How the hidden names gin-env gives its files in a root begin (Minari lists no hidden folder as a dataset): a
+#: dataset being written, ``PREFIX + key + SCRATCH_MARK + random``, and the lock of an id, ``PREFIX + key + .lock``,
+#: where the key is the id quoted for a file name (:func:`id_key`).
+PREFIX = ".gin-env-dataset-"
+#: What ends the key in a scratch folder's name; :func:`id_key` quotes it in an id, so a key never holds it.
+SCRATCH_MARK = "+"
+#: What ends the name of an id's lock file.
+LOCK_ENDING = ".lock"
 
 
 def default_root() -> str:
@@ -56,6 +66,38 @@ def check_free(root: str, dataset_id: str) -> str:
         raise FileExistsError(f"--id {dataset_id}: {target} already holds a dataset; choose another id (or "
                               "version) or remove it")
     return target
+
+
+def id_key(dataset_id: str) -> str:
+    """``dataset_id`` as one file name: every character but letters, digits and ``_.-~`` quoted."""
+    return urllib.parse.quote(dataset_id, safe="")
+
+
+def id_lock(root: str, dataset_id: str):
+    """The lock of ``dataset_id`` under ``root`` (:func:`gin_env.locks.held_lock`), held by a ``with`` block while a
+    run plays and writes that dataset: a second run of the same id is refused in one line before its games. It is
+    also what marks the run's scratch folder as alive (:func:`remove_leftovers`)."""
+    return locks.held_lock(os.path.join(root, PREFIX + id_key(dataset_id) + LOCK_ENDING),
+                           lambda holder: f"--id {dataset_id}: another gin-env dataset ({holder}) is writing it to "
+                                          f"{root}; wait for it to end, or choose another id")
+
+
+def remove_leftovers(root: str) -> list[str]:
+    """Remove the scratch folders that killed runs left in ``root`` (a run's own are removed when it ends, however
+    it fails): those of ids whose lock no run holds. Returns the folders removed."""
+    removed = []
+    for name in sorted(os.listdir(root)):
+        key, mark, _ = name[len(PREFIX):].rpartition(SCRATCH_MARK)
+        path = os.path.join(root, name)
+        if not (name.startswith(PREFIX) and mark and key and os.path.isdir(path)):
+            continue
+        try:
+            with locks.held_lock(os.path.join(root, PREFIX + key + LOCK_ENDING), str):
+                shutil.rmtree(path)
+        except ValueError:  # a live run writes that id: the folder is its own
+            continue
+        removed.append(path)
+    return removed
 
 
 @contextlib.contextmanager
@@ -99,9 +141,11 @@ def write_dataset(root: str, dataset_id: str, episodes: list[Episode], env, *, a
     ``root``, with ``metadata`` under the key ``gin_env``; returns its folder.
 
     Whole or not at all: it is built in a temporary folder beside its place and renamed into it, so an error or an
-    interrupt leaves no dataset under that id. ``FileExistsError`` for an id ``root`` already holds."""
+    interrupt leaves no dataset under that id (a kill leaves the temporary folder, which the next run removes:
+    :func:`remove_leftovers`). The caller holds the id's lock (:func:`id_lock`). ``FileExistsError`` for an id
+    ``root`` already holds."""
     target = check_free(root, dataset_id)
-    scratch = tempfile.mkdtemp(prefix=".gin-env-dataset-", dir=root)
+    scratch = tempfile.mkdtemp(prefix=PREFIX + id_key(dataset_id) + SCRATCH_MARK, dir=root)
     try:
         with _minari_root(scratch), _size_measured_once(), warnings.catch_warnings():
             # Minari advises an author's e-mail and an evaluation env; gin-env has no e-mail to give, and the

@@ -18,14 +18,12 @@ from gin_env.table.checks import (
     ILLEGAL_ACTION_REWARD,
     MAX_REDEALS,
     action_id,
-    agent_action,
     check_env_args,
     check_match_record,
     check_render_mode,
     check_reward_scale,
     illegal_action_message,
     is_legal,
-    legal_text,
     no_decision_error,
     resolve_rules,
     seat_among,
@@ -144,7 +142,9 @@ class GinRummyEnv(AtTable, gym.Env):
     legal actions). Anything else is a caller's mistake, raised whatever ``illegal_action`` says: a float (even
     ``1.0``), NaN, a string, a bool or None is a ``TypeError``, an array of another shape a ``ValueError``. The
     vector env and the PettingZoo env follow the same rule. ``step`` before ``reset`` or after the episode's end
-    raises ``RuntimeError`` saying to call ``reset()``.
+    raises ``RuntimeError`` saying to call ``reset()``. An error while the others play inside ``step`` or ``reset``
+    (an agent's ``act`` raising, or choosing an illegal action) ends the episode: raised with a note saying so, then
+    ``action_masks()`` offers nothing and ``step`` raises ``RuntimeError`` until ``reset()``.
 
     ## Arguments
 
@@ -168,8 +168,8 @@ class GinRummyEnv(AtTable, gym.Env):
       draws it each episode. A room whose seats differ in size needs it, and ``reset`` may not move the learner to
       the other seat of such a room (``ValueError``).
     * ``max_steps``: truncate after this many learner steps (None: never).
-    * ``render_mode``: ``"ansi"`` for the table as text (the hands, pile, stock count, scores), ``"rgb_array"`` (two
-      players) for it as a picture (``gin_env.ui.frame``; Gymnasium's ``RecordVideo`` records it).
+    * ``render_mode``: ``"ansi"``, the table as text (hands, pile, stock count, scores); ``"human"``, that text printed
+      at every reset and step; ``"rgb_array"`` (two players), a picture (``gin_env.ui.frame``) for ``RecordVideo``.
     * ``information_state``: True adds the history of the learner's hand to each observation (a bool; rules under
       which a hand's events have no bound, ``max_turns=None``, R19, are a ``ValueError``).
     * ``match_record``: True appends how each player ended the match's earlier hands to each observation (a bool;
@@ -195,7 +195,7 @@ class GinRummyEnv(AtTable, gym.Env):
     The next change to what an episode returns, other than a new ``info`` key, registers ``GinRummy-v1``.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(self, rules: str | Rules = "standard", opponent=None, episode: str = "hand",
                  reward_scale: float = 100.0, illegal_action: str = "penalize", learner_seat: int | None = None,
@@ -207,10 +207,10 @@ class GinRummyEnv(AtTable, gym.Env):
         self.rules, self.room = resolve_format(resolve_rules(rules), players, room)
         self.match_record = check_match_record(match_record, episode, self.rules)
         self.table = make_table(self.rules, episode, self.room)
-        if render_mode is not None and render_mode not in self.table.render_modes:
+        if render_mode not in (None, "human", *self.table.render_modes):  # "human" prints the text every table has
             raise not_offered(self.table, f"render_mode={render_mode!r}")
         # This env's own modes, the ones its table offers (Gymnasium's env checker makes the env in each).
-        self.metadata = {**self.metadata, "render_modes": list(self.table.render_modes)}
+        self.metadata = {**self.metadata, "render_modes": ["human", *self.table.render_modes]}
         self.learner_seat = seat_among(learner_seat, self.table.learner_seats, "learner_seat")
         #: The other agents by role (``roles``), resolved.
         self.roles = roles.resolve_roles(self.table, self.learner_seat, {
@@ -266,7 +266,8 @@ class GinRummyEnv(AtTable, gym.Env):
         # The others' own stream: their choices never shift the deals, and it is reproducible from the seed.
         self._others_rng = np.random.default_rng(int(rng.integers(2**63)))
         # Over until a deal reaches the learner's first decision: step() refuses a reset that raised.
-        self._steps, self._done, self._last_outcome = 0, True, None
+        self._steps, self._last_outcome = 0, None
+        self._halt()
         for _ in range(MAX_REDEALS):
             self._seat(seat if seat is not None else int(rng.integers(self.table.learner_seats)))
             self.table.deal_for(self.seat, rng, **fixed)
@@ -304,9 +305,8 @@ class GinRummyEnv(AtTable, gym.Env):
         terminated = table.over
         truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
         self._done = terminated or truncated
+        self._last_outcome = info.get("outcome", self._last_outcome)  # before _observe(), which may print it
         obs = self._observe()
-        if "outcome" in info:
-            self._last_outcome = info["outcome"]
         return obs, float(points) / self.reward_scale, terminated, truncated, {**info, "action_mask": self._mask.copy()}
 
     def action_masks(self) -> np.ndarray:
@@ -328,10 +328,8 @@ class GinRummyEnv(AtTable, gym.Env):
                       scores=hand.scores)
 
     def render(self) -> str | np.ndarray | None:
-        """The table as text (``render_mode="ansi"``: the hands, the pile, the stock count and the scores) or, with
-        two players, as an RGB picture (``"rgb_array"``, ``gin_env.ui.frame``: the learner's hand face up, the
-        opponent's face down until the showdown, the top of the pile, the stock count, the scores and the last
-        hand's result)."""
+        """The table as text (``"ansi"``; ``"human"`` prints it, as every reset and step does) or, with two players, as
+        an RGB picture (``"rgb_array"``, ``gin_env.ui.frame``: the hands, the pile, the stock, scores and result)."""
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; make it with render_mode='ansi' or 'rgb_array'")
             return None
@@ -341,7 +339,8 @@ class GinRummyEnv(AtTable, gym.Env):
             return frame.learner_picture(self.table, self.learner, self._last_outcome)
         if self.table.game is None:
             return "(no hand dealt: call reset())"
-        return self.table.learner_text(self.learner, self.others, self._last_outcome)
+        text = self.table.learner_text(self.learner, self.others, self._last_outcome)
+        return text if self.render_mode == "ansi" else print(text)  # "human": printed, and None as Gymnasium asks
 
     # --- Playing ---------------------------------------------------------------------------------------------------
 
@@ -353,6 +352,8 @@ class GinRummyEnv(AtTable, gym.Env):
 
     def _observe(self) -> np.ndarray | dict:
         """The learner's observation now; keeps its view and legal actions (none while it sits out or is done)."""
+        if self.render_mode == "human":  # Gymnasium's "human" mode: shown as play goes, without a call to render()
+            self.render()
         view = self._view = self.table.agent_view(self.learner)
         if view is None:
             self._mask = np.zeros(N_ACTIONS, dtype=bool)
@@ -371,30 +372,27 @@ class GinRummyEnv(AtTable, gym.Env):
         """Let the others act until the learner must decide or the episode is over, adding what the learner is paid
         for hands (deals) that finish meanwhile to ``points`` and ``info``."""
         table, learner, rng, deal_rng = self.table, self.learner, self._others_rng, self.np_random
-        while not table.over and (i := table.actor) != learner:
-            agent, role, on_mask = self._seated[i]
-            if on_mask is None:
-                mask = (v := table.agent_view(i)).legal_mask
-                action = agent.act(v, rng)
-            else:
-                mask = table.legal_mask()
-                action = on_mask(mask, rng)
-            a = agent_action(agent, action, role)
-            if not is_legal(a, mask):
-                raise engine.IllegalActionError(f"{role} {agent!r} chose {action!r}, which is not legal: "
-                                                + legal_text(table.agent_view(i)))
-            finished = self._history.play(a, deal_rng)
-            if finished is not None:
-                points, info = self._paid(points, info, finished)
+        try:
+            while not table.over and (i := table.actor) != learner:
+                finished = self._history.play(roles.choose(table, i, self._seated[i], rng), deal_rng)
+                if finished is not None:
+                    points, info = self._paid(points, info, finished)
+        except BaseException as error:  # an agent's error, or Ctrl-C: the game has moved past the learner's decision
+            self._halt()
+            roles.ended_by(error)
+            raise
         return points, info
+
+    def _halt(self) -> None:
+        """End the episode where it stands: no legal action offered, and ``step`` refused until ``reset``."""
+        self._done, self._mask = True, np.zeros(N_ACTIONS, dtype=bool)
 
     def _illegal(self, action) -> tuple[np.ndarray | dict, float, bool, bool, dict]:
         message = illegal_action_message(action, self._view)
         if self.illegal_action == "raise":
             raise engine.IllegalActionError(message)
-        self._done = True
+        self._halt()
         self._steps += 1
-        self._mask = np.zeros(N_ACTIONS, dtype=bool)
         self._view = self._view._replace(legal_mask=self._mask)
         return (self._history.observe(encode(self._view, self.match_record)), ILLEGAL_ACTION_REWARD, True, False,
                 {"action_mask": self._mask.copy(), "illegal_action": True, "illegal_action_message": message})

@@ -8,8 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+import numpy as np
+
 from gin_env import agents
-from gin_env.table.checks import seat_among
+from gin_env.game import engine
+from gin_env.table.checks import agent_action, is_legal, legal_text, seat_among
 from gin_env.table.protocol import GameTable
 from gin_env.table.two_players import counted
 
@@ -17,6 +20,9 @@ from gin_env.table.two_players import counted
 LISTED = ("opponents", "teammates")
 #: The agent of a role left out.
 DEFAULT_AGENT = "simple"
+#: The note an error raised while the agents inside an env played carries (``GinRummy-v0``, the vector env): the
+#: game had moved on when it came, so the env ends the episode rather than offer a half-played step.
+ENDED_BY_ERROR = "the episode is over (this error came while the agents inside the env played): call reset()"
 
 
 class Seated(NamedTuple):
@@ -106,3 +112,27 @@ def reset_options(table: GameTable, options: dict | None, roles: dict[str, list]
     if seat is not None:
         check_seat(table, seat, roles, learner_seat)
     return seat, table.check_deal(**fixed)
+
+
+def choose(table: GameTable, i: int, agent: Seated, rng: np.random.Generator) -> int:
+    """The action agent ``i`` of ``table``, seated as ``agent``, chooses now: from its view, or from the legal
+    actions alone for an agent with ``act_on_mask``. ``AgentActionError`` for an answer that is not one action id,
+    ``IllegalActionError`` naming the agent for an action that is not legal now."""
+    if agent.act_on_mask is None:
+        mask = (v := table.agent_view(i)).legal_mask
+        action = agent.agent.act(v, rng)
+    else:
+        mask = table.legal_mask()
+        action = agent.act_on_mask(mask, rng)
+    a = agent_action(agent.agent, action, agent.role)
+    if not is_legal(a, mask):
+        raise engine.IllegalActionError(f"{agent.role} {agent.agent!r} chose {action!r}, which is not legal: "
+                                        + legal_text(table.agent_view(i)))
+    return a
+
+
+def ended_by(error: BaseException) -> None:
+    """Note on ``error`` that it ended the episode (:data:`ENDED_BY_ERROR`). Python 3.10 has no notes: there the
+    error is raised as it came, and ``step`` says to call ``reset()``."""
+    if hasattr(error, "add_note"):
+        error.add_note(ENDED_BY_ERROR)

@@ -19,21 +19,21 @@ from gin_env import agents
 from gin_env.batch.hand_batch import KIND_NAMES
 from gin_env.batch.history import BatchHistory
 from gin_env.batch.observation import batch_view, encode_batch
-from gin_env.envs import hand_history
+from gin_env.envs import hand_history, roles
 from gin_env.game import engine
 from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import obs_bounds, obs_size
 from gin_env.game.rules import Rules, format_name
-from gin_env.table.batched import BatchTable
+from gin_env.table.batched import BatchTable, check_num_envs
 from gin_env.table.checks import (
     ILLEGAL_ACTION_REWARD,
     MAX_REDEALS,
     check_env_args,
     check_match_record,
+    check_render_mode,
     check_reward_scale,
     integer,
     no_decision_error,
-    positive_int,
     resolve_rules,
     seat_or_none,
 )
@@ -126,7 +126,7 @@ def _batched(opponent):
 class GinRummyVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` games of ``GinRummy-v0`` on one batched engine (a Gymnasium ``VectorEnv``).
 
-    Arguments are those of ``GinRummyEnv`` plus ``num_envs`` (any integer type, at least 1); the games are two-player
+    Arguments are those of ``GinRummyEnv`` plus ``num_envs`` (any integer type, 1 to 65,536); the games are two-player
     only (``players=3`` or ``4``, a ``room`` or rules with ``players`` other than 2 raise ``ValueError``: those formats
     are ``GinRummyEnv``'s); the opponent needs a batched form ``act_batch`` (``random``, ``simple``, ``expert`` and
     ``ppo`` have one). Observations ``(num_envs, 375)`` float32, actions one id per game, ``action_masks()``
@@ -143,11 +143,14 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
     Actions: an integer array of shape ``(num_envs,)`` (a list of ints too; any layout, copied to the compiled engine's
     one); out-of-range or illegal ids are illegal actions, other dtypes a ``TypeError``, other shapes a ``ValueError``,
     as in ``GinRummyEnv``. Under rules where no deal reaches a learner's first decision, ``reset`` raises ``ValueError``
-    after ``MAX_REDEALS`` deals, as ``GinRummyEnv`` does. With ``information_state=True`` every observation (and
-    ``final_obs``) is a dict of ``observation`` ``(num_envs, 375)`` and ``history`` ``(num_envs, L)`` int16, each row
-    the history ``GinRummyEnv`` gives its learner (docs/belief.md, "The information state"). With
-    ``match_record=True`` (``episode="match"`` only) an observation has 381 entries: the 375 and the match record
-    (``observation.RECORD_OBS_LAYOUT``)."""
+    after ``MAX_REDEALS`` deals, as ``GinRummyEnv`` does. An error while the opponent plays (its ``act_batch`` raising
+    or choosing an illegal action) ends every game's episode as in ``GinRummyEnv``: raised with a note saying so, then
+    ``action_masks()`` offers nothing and ``step`` raises ``RuntimeError`` until ``reset()``. With
+    ``information_state=True`` every observation (and ``final_obs``) is a dict of ``observation`` ``(num_envs, 375)``
+    and ``history`` ``(num_envs, L)`` int16, each row the history ``GinRummyEnv`` gives its learner (docs/belief.md,
+    "The information state"). With ``match_record=True`` (``episode="match"`` only) an observation has 381 entries: the
+    375 and the match record (``observation.RECORD_OBS_LAYOUT``). It draws nothing: ``render_mode`` (which
+    ``gym.make_vec`` passes) is None."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
@@ -155,8 +158,9 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
                  episode: str = "hand", reward_scale: float = 100.0, illegal_action: str = "penalize",
                  learner_seat: int | None = None, max_steps: int | None = None, players: int | None = None,
                  room: tuple[int, int] | None = None, information_state: bool = False,
-                 match_record: bool = False) -> None:
-        num_envs = positive_int(num_envs, "num_envs")
+                 match_record: bool = False, render_mode: str | None = None) -> None:
+        num_envs = check_num_envs(num_envs)
+        check_render_mode(render_mode, self.metadata["render_modes"])
         max_steps = check_env_args(episode, reward_scale, illegal_action, max_steps)
         information_state = hand_history.check_flag(information_state)
         self.num_envs = num_envs
@@ -217,11 +221,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             raise ValueError(f"unknown reset options {sorted(options)}; GinRummyVectorEnv takes none")
         self._opponent_rng = np.random.default_rng(int(self.np_random.integers(2**63)))
         self._pending[:] = 0.0
-        try:
-            self._start_episodes(self._all)
-        except ValueError:
-            self._opponent_rng = None  # step() then says to reset, rather than play half-dealt games
-            raise
+        self._start_episodes(self._all)
         return self._observe_all(), {"action_mask": self._masks.copy()}
 
     def step(self, actions) -> tuple[np.ndarray | dict, np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -322,39 +322,49 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             todo = todo[over[todo]]
             self._pending[todo] = 0.0
         if todo.size:
+            self._halt()  # step() then says to reset, rather than play half-dealt games
             raise no_decision_error(self.rules)
 
     def _settle(self, games: np.ndarray, rewards: np.ndarray, outcomes: _Outcomes) -> np.ndarray:
         """Play the opponent in ``games`` until each waits on the learner or its episode is over; record finished
         hands (adding the learner's points to ``rewards``, the hands to ``outcomes`` and the match bookkeeping).
         Returns a bool (num_envs,) array: the episode of that game is over."""
-        b = self.batch
+        b, active = self.batch, games
         over = np.zeros(self.num_envs, dtype=bool)
-        active = games
-        while active.size:
-            finished = b.phase[active] == engine.OVER
-            if finished.any():
-                self._record(active[finished], rewards, outcomes, over)
-                active = active[~over[active]]
-            opponent_turn = active[b.current[active] != self.learner[active]]
-            if opponent_turn.size == 0:
-                break
-            v = batch_view(b, opponent_turn, 1 - self.learner.take(opponent_turn),
-                           self.table.scores.take(opponent_turn, axis=0),
-                           self.table.match_record.take(opponent_turn, axis=0))
-            chosen = np.asarray(self.opponent.act_batch(v, self._opponent_rng))
-            if chosen.dtype.kind not in "iu":
-                raise TypeError(f"opponent {self.opponent!r} returned actions of dtype {chosen.dtype}; action ids "
-                                "are integers")
-            tokens = None if self.history is None else self.history.moves(b, opponent_turn, chosen,
-                                                                            self.learner[opponent_turn])
-            b.step(opponent_turn, chosen, legal_bits=v.legal_bits)
-            if tokens is not None:
-                self.history.add(opponent_turn, tokens)
-            self.opponent_actions += opponent_turn.size
-            # Games not at the opponent's turn wait on the learner; the others may have more to do.
-            active = opponent_turn
+        try:
+            while active.size:
+                finished = b.phase[active] == engine.OVER
+                if finished.any():
+                    self._record(active[finished], rewards, outcomes, over)
+                    active = active[~over[active]]
+                opponent_turn = active[b.current[active] != self.learner[active]]
+                if opponent_turn.size == 0:
+                    break
+                v = batch_view(b, opponent_turn, 1 - self.learner.take(opponent_turn),
+                               self.table.scores.take(opponent_turn, axis=0),
+                               self.table.match_record.take(opponent_turn, axis=0))
+                chosen = np.asarray(self.opponent.act_batch(v, self._opponent_rng))
+                if chosen.dtype.kind not in "iu":
+                    raise TypeError(f"opponent {self.opponent!r} returned actions of dtype {chosen.dtype}; action ids "
+                                    "are integers")
+                tokens = None if self.history is None else self.history.moves(b, opponent_turn, chosen,
+                                                                                self.learner[opponent_turn])
+                b.step(opponent_turn, chosen, legal_bits=v.legal_bits)
+                if tokens is not None:
+                    self.history.add(opponent_turn, tokens)
+                self.opponent_actions += opponent_turn.size
+                # Games not at the opponent's turn wait on the learner; the others may have more to do.
+                active = opponent_turn
+        except BaseException as error:  # the opponent's error, or Ctrl-C: some games have moved on, others not
+            self._halt()
+            roles.ended_by(error)
+            raise
         return over
+
+    def _halt(self) -> None:
+        """End every game's episode where it stands: no legal action offered, ``step`` refused until ``reset``."""
+        self._opponent_rng = None
+        self._masks = np.zeros((self.num_envs, N_ACTIONS), dtype=bool)
 
     def _record(self, games: np.ndarray, rewards: np.ndarray, outcomes: _Outcomes, over: np.ndarray) -> None:
         """Pay finished hands to the learners (``BatchTable.record``: hand points, and the bonuses where a game

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import signal
 import sys
 import threading
@@ -15,7 +14,7 @@ from collections.abc import Iterator
 
 from gin_env import agents, evaluation, files
 from gin_env.arguments import ArgumentParser, at_least
-from gin_env.evaluation import gauntlet, plot, report, tournament
+from gin_env.evaluation import gauntlet, plot, report, runner, tournament
 from gin_env.evaluation.lineups import replay_prefixes
 from gin_env.evaluation.ray_tasks import LOCAL as LOCAL_RAY
 from gin_env.evaluation.ray_tasks import TaskError
@@ -23,6 +22,7 @@ from gin_env.game.rules import PRESETS, Rules
 from gin_env.optional import MissingExtra, require
 from gin_env.replay import recorder as recording
 from gin_env.table.checks import AgentActionError
+from gin_env.text import printable
 
 #: Exit code after Ctrl-C, as a shell reports a process ended by SIGINT (128 + 2).
 INTERRUPTED = 130
@@ -57,7 +57,7 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
                      help="2 (default); 3: tables of three agents, each game in all three rotations of the seats; "
                           "4: teams A+A against B+B, each game twice with the teams' seats swapped")
     games = out.add_mutually_exclusive_group()
-    two = at_least(2, " (an interval needs two duplicate games)")
+    two = at_least(2, " (an interval needs two duplicate games)", runner.MAX_GAMES, " per line-up")
     games.add_argument("--deals", type=two, metavar="N",
                        help="play N duplicate single hands (single deals with --players 4) per line-up (default 1000 "
                             "without --gauntlet)")
@@ -68,8 +68,9 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
     out.add_argument("--json", metavar="FILE", help="write the report as JSON")
     out.add_argument("--plot", metavar="FILE", help="write a PNG of the win rates and points per hand (or deal)")
     out.add_argument("--replays", metavar="DIR", help="save every hand of every seating as a replay file in DIR")
-    out.add_argument("--workers", type=at_least(1), default=os.cpu_count() or 1,
-                     help="worker processes (default: one per core); the numbers do not depend on it")
+    out.add_argument("--workers", type=runner.worker_count, default=runner.usable_cores(),
+                     help=f"worker processes (default: one per core; at most {runner.MAX_WORKERS_PER_CORE} per core, "
+                          "and no more than the chunks of games to play); the numbers do not depend on it")
     out.add_argument("--ray", nargs="?", const=LOCAL_RAY, metavar="ADDRESS",
                      help="play the games as Ray tasks: on a new local Ray (with --workers CPUs) when no ADDRESS is "
                           "given, else on the cluster at ADDRESS ('auto': the one this machine belongs to); the "
@@ -126,37 +127,32 @@ def _run(args: argparse.Namespace, names: list[str], rules: Rules, mode: str, n:
         result = tournament.evaluate(names, rules, mode, n, args.seed, args.workers, not args.no_progress,
                                      args.replays, args.ray, args.gauntlet)
     except BAD_INPUT as err:
-        print(f"{prog}: error: {err}", file=sys.stderr)
+        print(f"{prog}: error: {printable(str(err))}", file=sys.stderr)
         return 2
     print(report.scoreboard(result))
-    where = f"Ray tasks ({args.ray})" if args.ray is not None else f"{args.workers} worker(s)"
+    where = f"Ray tasks ({args.ray})" if args.ray is not None else f"up to {args.workers} worker(s)"
     print(f"\n{time.perf_counter() - start:.1f} s with {where}")
     if args.replays is not None:
-        print(f"wrote the replays to {args.replays}")
+        print(f"wrote the replays to {printable(args.replays)}")
     return _write_outputs(result, args, prog, written)
 
 
 def _check_outputs(args: argparse.Namespace, names: list[str], game_rules: Rules) -> None:
-    """Before the first game: every output path asked for can be written (``gin_env.files``' rules), no two of them
-    are one path, the replay folder holds no replay of this run, and ``--plot`` and the progress bar have their
-    packages."""
+    """Before the first game: every output path asked for can be written (``gin_env.files``' rules), none is an agent's
+    file or another output, the replay folder holds no replay of this run, and ``--plot`` has
+    matplotlib."""
     def check_replays(path: str, option: str) -> None:
         recording.check_folder(path, replay_prefixes(names, game_rules, args.seed, args.gauntlet), option)
 
-    named: dict[str, str] = {}
+    files.check_distinct({"AGENT": [path for name in names for path in agents.files_read(name)]},
+                         {"--json": args.json, "--plot": args.plot, "--replays": args.replays})
     for path, option, check in ((args.json, "--json", files.check_output_file),
                                 (args.plot, "--plot", files.check_output_file),
                                 (args.replays, "--replays", check_replays)):
-        if path is None:
-            continue
-        check(path, option)
-        same = named.setdefault(os.path.realpath(path), f"{option} {path}")
-        if same != f"{option} {path}":
-            raise ValueError(f"{option} {path}: the same path as {same}; give each output its own")
-    if args.plot is not None:
+        if path is not None:
+            check(path, option)
+    if args.plot is not None:  # an output asked for; the progress bar is not one, and without tqdm is not drawn
         require("matplotlib", "--plot")
-    if not args.no_progress:
-        require("tqdm", "the progress bar (--no-progress hides it)")
 
 
 @contextlib.contextmanager
@@ -188,9 +184,9 @@ def _write_outputs(result: dict, args: argparse.Namespace, prog: str, written: l
         try:
             write(result, path)
         except (OSError, MissingExtra) as err:
-            print(f"{prog}: error: could not write {path}: {err}", file=sys.stderr)
+            print(printable(f"{prog}: error: could not write {path}: {err}"), file=sys.stderr)
             code = 1
         else:
             written.append(path)
-            print(f"wrote {path}")
+            print(f"wrote {printable(path)}")
     return code

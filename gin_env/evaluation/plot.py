@@ -1,5 +1,6 @@
 """The report of an evaluation as a PNG (``--plot``): win rates on the left, points on the right, each with its 95%
-interval, a row per pair (two players) or per side of a line-up (three and four players); written atomically."""
+interval, a row per pair (two players) or per side of a line-up (three and four players); written atomically. Every
+text is drawn as it is: an agent named ``$x$`` is labelled ``$x$``, not set as mathematics."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from gin_env import files
 from gin_env.evaluation.report import gauntlet_title, rate_columns, short_names, side_labels
 from gin_env.optional import require
 
+#: What the plot's texts are drawn under: no mathtext, so that a ``$`` in an agent's name is a dollar sign.
+LITERAL_TEXT = {"text.parse_math": False}
 #: Inches of figure per row, by the number of win-rate bars in a row, and around the rows (titles, axes).
 ROW_INCHES = {1: 0.5, 2: 0.7, 3: 0.7}
 MARGIN_INCHES = 1.4
@@ -33,6 +36,13 @@ def plot(report: dict, path: str) -> None:
     """Write the PNG of ``report`` to ``path``."""
     require("matplotlib", "--plot").use("Agg")
     plt = require("matplotlib.pyplot", "--plot")
+    with plt.rc_context(LITERAL_TEXT):  # the texts are made, laid out and drawn inside
+        save_figure(figure(report), path)
+
+
+def figure(report: dict):
+    """The figure of ``report`` (drawn under :data:`LITERAL_TEXT` by :func:`plot`)."""
+    plt = require("matplotlib.pyplot", "--plot")
     rows = _pair_rows(report) if "pairs" in report else _side_rows(report)
     y = np.arange(len(rows.labels))
     fig, (rates, points) = plt.subplots(1, 2, figsize=(11, MARGIN_INCHES + ROW_INCHES[len(rows.rates)] * len(y)),
@@ -53,7 +63,7 @@ def plot(report: dict, path: str) -> None:
     rates.invert_yaxis()
     fig.suptitle(rows.title)
     fig.tight_layout()
-    save_figure(fig, path)
+    return fig
 
 
 def _bars(axis, y: np.ndarray, values: np.ndarray, ci: np.ndarray, height: float, **style) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 from gin_env import agents, files
+from gin_env.text import printable
 
 
 def write_json(report: dict, path: str) -> None:
@@ -16,8 +17,9 @@ def write_json(report: dict, path: str) -> None:
 
 def short_names(names: list[str]) -> dict[str, str]:
     """Agent name -> its label in scoreboards and plots: a model file by its name, with as many of its folders in front
-    as set it apart from the other labels (``a/best.zip``, ``b/best.zip``); any other name as it is. The JSON report
-    keeps the names in full."""
+    as set it apart from the other labels (``a/best.zip``, ``b/best.zip``); any other name as it is. A label is text
+    to show (:func:`gin_env.text.printable`: no control character of a name given on the command line reaches the
+    terminal); the JSON report keeps the names in full, as given."""
     parts = {name: _path_parts(name) for name in names}
     depth = dict.fromkeys(names, 1)
     while True:
@@ -29,7 +31,8 @@ def short_names(names: list[str]) -> dict[str, str]:
         for name in clashing:
             depth[name] += 1
     # Two spellings of one file (best.zip, ./best.zip) still clash at full depth: they keep their full names.
-    return {name: label if list(labels.values()).count(label) == 1 else name for name, label in labels.items()}
+    return {name: printable(label if list(labels.values()).count(label) == 1 else name)
+            for name, label in labels.items()}
 
 
 def _path_parts(name: str) -> list[str]:
@@ -44,7 +47,7 @@ def _path_parts(name: str) -> list[str]:
 
 def legend(short: dict[str, str]) -> list[str]:
     """A line for each agent whose label is not its full name, saying which one it is."""
-    return [f"{label} = {name}" for name, label in short.items() if label != name]
+    return [f"{label} = {printable(name)}" for name, label in short.items() if label != printable(name)]
 
 
 def rate_columns(mode: str) -> list[tuple[str, str]]:

@@ -4,6 +4,7 @@ place by game number, so the numbers depend only on the agents, the rules, the n
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import multiprocessing
 import os
@@ -14,6 +15,7 @@ from multiprocessing import get_context
 
 import numpy as np
 
+from gin_env.arguments import at_least
 from gin_env.evaluation import ray_tasks
 from gin_env.evaluation.lineups import Task, lineups, play_chunk
 from gin_env.evaluation.progress import Progress
@@ -29,6 +31,36 @@ UNIT = {"deals": "deal", "matches": "match"}
 POLL_SECONDS = 0.25
 #: In a worker process: the count of games played, shared by all the workers (set by ``_init_worker``).
 _games_played = None
+#: The most worker processes per core this process may run on (``--workers``). A worker past the cores only waits
+#: for one, and each holds its own copy of the agents: a hundred thousand of them exhaust the memory and the
+#: scheduler long before the first game.
+MAX_WORKERS_PER_CORE = 4
+#: The most games (``--deals`` or ``--matches``) per line-up: each game's numbers are kept until the report, and the
+#: tasks are listed before the first game. A million is days of play for the search and minutes for the heuristics.
+MAX_GAMES = 1_000_000
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its affinity mask where the platform has one, else every core."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def worker_count(text: str) -> int:
+    """The argparse ``type`` of ``--workers``: an integer from 1 to :data:`MAX_WORKERS_PER_CORE` times the usable
+    cores (:func:`usable_cores`), refused in one line otherwise."""
+    workers = at_least(1)(text)
+    cores = usable_cores()
+    if workers > MAX_WORKERS_PER_CORE * cores:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_WORKERS_PER_CORE * cores} ({MAX_WORKERS_PER_CORE} "
+                                         f"per core, {cores} cores usable), got {workers}")
+    return workers
+
+
+def pool_size(workers: int, pieces: int) -> int:
+    """The worker processes to start for ``pieces`` pieces of work: never more than there are pieces to play."""
+    return max(1, min(workers, pieces))
 
 
 def play_lineups(names: list[str], rules: Rules, mode: str, n: int, seed: int, workers: int,
@@ -49,8 +81,8 @@ def play_lineups(names: list[str], rules: Rules, mode: str, n: int, seed: int, w
             for task, block in ray_tasks.play_chunks(tasks, ray_address, workers):
                 _store(results, task, block, n)
                 bar.add(task.stop - task.start)
-        elif workers > 1:
-            _play_on_pool(tasks, results, n, workers, bar, replays)
+        elif pool_size(workers, len(tasks)) > 1:
+            _play_on_pool(tasks, results, n, pool_size(workers, len(tasks)), bar, replays)
         else:
             for task in tasks:
                 _store(results, task, play_chunk(task, bar.add), n)
@@ -149,10 +181,10 @@ def play_in_pieces(play: Callable, job, games: range, chunk: int, workers: int, 
     module-level function and ``job`` picklable."""
     pieces = [(play, job, start, min(start + chunk, games.stop)) for start in range(games.start, games.stop, chunk)]
     with Progress(len(games), unit, progress, "playing") as bar:
-        if workers == 1 or len(pieces) == 1:
+        if pool_size(workers, len(pieces)) == 1:
             return [play(job, start, stop, bar.add) for _, _, start, stop in pieces]
         games_played = get_context("spawn").Value("q", 0)
-        with start_pool(min(workers, len(pieces)), games_played) as pool:
+        with start_pool(pool_size(workers, len(pieces)), games_played) as pool:
             blocks = pool.imap(_play_piece, pieces)
             results = []
             for _ in pieces:

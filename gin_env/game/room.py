@@ -11,15 +11,22 @@ import numbers
 from dataclasses import dataclass
 
 SEATS = (0, 1)
+#: The most members a room holds, both seats together (R58). Every member is an agent the env seats and steps, so
+#: a larger room is refused before any of them is made.
+MAX_MEMBERS = 100
 
 
 def check_room(room) -> tuple[int, int]:
-    """``room`` as (members of seat 0, members of seat 1): two positive integers (R58)."""
+    """``room`` as (members of seat 0, members of seat 1): two positive integers of at most :data:`MAX_MEMBERS` in
+    all (R58)."""
     if not isinstance(room, (tuple, list)) or len(room) != len(SEATS):
         raise ValueError(f"room must be a pair (k0, k1) of members per seat, got {room!r}")
     for k in room:
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
             raise ValueError(f"room must be a pair of positive integers (members per seat, R58), got {room!r}")
+    if room[0] + room[1] > MAX_MEMBERS:
+        raise ValueError(f"room {tuple(room)!r} holds {room[0] + room[1]:,} members; a room holds at most "
+                         f"{MAX_MEMBERS} in all (R58)")
     return int(room[0]), int(room[1])
 
 

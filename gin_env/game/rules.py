@@ -10,6 +10,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
+from gin_env.arguments import did_you_mean
 from gin_env.game.cards import NO_CARD
 from gin_env.game.hand_rules import knock, turn
 
@@ -113,7 +114,7 @@ class Rules:
     def preset(cls, name: str, **overrides) -> Rules:
         """The named preset of docs/rules.md section 10, with optional overrides; unknown names raise ``ValueError``."""
         if name not in PRESETS:
-            raise ValueError(f"unknown rules preset {name!r}; known presets: {', '.join(PRESETS)}")
+            raise ValueError(unknown_preset(name))
         if "name" not in overrides:
             overrides["name"] = name if not overrides else f"{name}+custom"
         return dataclasses.replace(PRESETS[name], **overrides)
@@ -166,6 +167,11 @@ def _check_int(rules: Rules, key: str, low: int, high: int) -> None:
     if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
         none = " or None" if key in OPTIONAL_KEYS else ""
         raise ValueError(f"rules key {key!r} must be an integer {low:,}..{high:,}{none}, got {v!r}")
+
+
+def unknown_preset(name: str) -> str:
+    """The error for ``name``, which is no preset: the closest preset, if one is close, and the presets."""
+    return f"unknown rules preset {name!r}{did_you_mean(name, PRESETS)}; known presets: {', '.join(PRESETS)}"
 
 
 def _check_choice(rules: Rules, key: str, choices: tuple[str, ...]) -> None:

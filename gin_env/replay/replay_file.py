@@ -4,8 +4,9 @@ gin_env.replay.replay_file FILE [--step]``, is :mod:`gin_env.ui.viewer`).
 This module owns what a saved hand is and when a file is a valid one. A replay holds what it takes to play the hand
 again exactly (the rules, the deal, the dealer, both players' actions) and the outcome that play gave; loading a
 file plays the actions through the engine again and raises :class:`ReplayError`, naming the problem, when the file
-is not JSON, has an unknown version, unknown or missing keys, an action that is illegal where it stands, or an
-outcome that the actions do not produce. Replays come from three places: ``gin_env.replay.recorder.Recorder``, an
+is not JSON, has an unknown version, unknown or missing keys, a field of the wrong type or out of its bounds (each
+field's check is :mod:`.fields`'), an action that is illegal where it stands, or an outcome that the actions do not
+produce. Replays come from three places: ``gin_env.replay.recorder.Recorder``, an
 observer for the play loop of ``gin_env.evaluation.duel`` (and so ``evaluate.py``, whose replay files and folders
 :mod:`.recorder` names and checks); the terminal game ``gin_env.ui.play``; and ``GinRummyEnv``'s ``replay()``.
 
@@ -47,6 +48,8 @@ from gin_env import files
 from gin_env.game import actions, cards, engine
 from gin_env.game.engine import HandOutcome, HandState
 from gin_env.game.rules import Rules
+from gin_env.replay import fields
+from gin_env.replay.fields import ReplayError
 
 FORMAT = "gin-env-replay"
 VERSION = 1
@@ -58,15 +61,12 @@ OPTIONAL_KEYS = ("seats",)
 TWO_SEATS = (0, 1)
 #: The outcome's keys in a file. Which meld each layoff went on is not saved: replaying the hand gives it.
 OUTCOME_KEYS = tuple(f.name for f in dataclasses.fields(HandOutcome) if f.name != "layoff_melds")
-RULES_KEYS = tuple(f.name for f in dataclasses.fields(Rules))
+#: The rules' keys in a file: every key of ``Rules``.
+RULES_KEYS = fields.RULES_KEYS
 DEFAULT_PLAYERS = ("P1", "P2")
 #: The largest file :func:`load` reads, in bytes. A hand stopped by the default turn cap (R19, 200 turns) saves as
 #: about 8 kB; this limit holds some 25,000 turns, and keeps ``/dev/zero`` or a wrong file from filling memory.
 MAX_BYTES = 1_000_000
-
-
-class ReplayError(ValueError):
-    """A replay file or record that is unreadable or does not hold together; the message names the problem."""
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ def record(start: HandState, hand_actions, *, players: tuple[str, str] = DEFAULT
         raise ReplayError("a replay starts from the deal: this state is a hand already in play")
     replay = Replay(rules=start.rules, deck=start.deck, dealer=start.dealer,
                     actions=tuple(int(a) for a in hand_actions), outcome=engine.DEAD_OUTCOME, players=players,
-                    hand_number=hand_number, scores=scores, seats=_seats(list(seats), start.rules))
+                    hand_number=hand_number, scores=scores, seats=fields.read_seats(list(seats), start.rules))
     return dataclasses.replace(replay, outcome=replay.states()[-1].outcome)
 
 
@@ -242,7 +242,9 @@ def load(path: str | os.PathLike) -> Replay:
 def loads(text: str) -> Replay:
     """A replay from the text of a file, checked like :func:`load`."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=fields.no_constant)
+    except ReplayError:
+        raise
     except json.JSONDecodeError as err:
         raise ReplayError(f"not a replay: the file is not valid JSON ({err})") from None
     except ValueError:  # valid JSON that Python refuses to read: an integer of more than 4,300 digits
@@ -257,107 +259,27 @@ def from_dict(data) -> Replay:
     outcome."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReplayError(f"not a replay: a replay is a JSON object with \"format\": \"{FORMAT}\"")
-    if data.get("version") != VERSION:
-        raise ReplayError(f"replay format version {data.get('version')!r} is not supported: this gin-env reads "
-                          f"version {VERSION}")
-    _check_keys(data, KEYS, "replay", OPTIONAL_KEYS)
-    rules = _rules(data["rules"])
-    replay = Replay(rules=rules, deck=_deck(data["deck"]), dealer=_dealer(data["dealer"]),
-                    actions=_actions(data["actions"]), outcome=engine.DEAD_OUTCOME, players=_players(data["players"]),
-                    hand_number=_hand_number(data["hand_number"]), scores=_scores(data["scores"]),
-                    seats=_seats(data.get("seats", list(TWO_SEATS)), rules))
+    if not fields.is_int(data.get("version")) or data["version"] != VERSION:
+        raise ReplayError(f"replay format version {fields.quoted(data.get('version'))} is not supported: this "
+                          f"gin-env reads version {VERSION}")
+    fields.check_keys(data, KEYS, "replay", OPTIONAL_KEYS)
+    rules = fields.read_rules(data["rules"])
+    replay = Replay(rules=rules, deck=fields.read_deck(data["deck"]), dealer=fields.read_dealer(data["dealer"]),
+                    actions=fields.read_actions(data["actions"]), outcome=engine.DEAD_OUTCOME,
+                    players=fields.read_players(data["players"]),
+                    hand_number=fields.read_hand_number(data["hand_number"]),
+                    scores=fields.read_scores(data["scores"]),
+                    seats=fields.read_seats(data.get("seats", list(TWO_SEATS)), rules))
     saved = data["outcome"]
     if not isinstance(saved, dict):
         raise ReplayError(f"'outcome' must be an object with keys {', '.join(OUTCOME_KEYS)}")
-    _check_keys(saved, OUTCOME_KEYS, "outcome")
+    fields.check_keys(saved, OUTCOME_KEYS, "outcome")
     outcome = replay.states()[-1].outcome
     replayed = outcome_dict(outcome)
-    differences = [f"{key} is {saved[key]!r} in the file but {replayed[key]!r} when the actions are played"
-                   for key in OUTCOME_KEYS if saved[key] != replayed[key]]
+    # Compared as JSON text, so that true is not 1 and 25.0 is not 25: the file must hold what the hand gives.
+    differences = [f"{key} is {fields.quoted(saved[key])} in the file but {replayed[key]!r} when the actions are "
+                   "played"
+                   for key in OUTCOME_KEYS if json.dumps(saved[key]) != json.dumps(replayed[key])]
     if differences:
         raise ReplayError("outcome mismatch: " + "; ".join(differences))
     return dataclasses.replace(replay, outcome=outcome)
-
-
-def _check_keys(data: dict, expected: tuple[str, ...], what: str, optional: tuple[str, ...] = ()) -> None:
-    unknown = sorted(set(data) - set(expected))
-    missing = [key for key in expected if key not in data and key not in optional]
-    if unknown:
-        raise ReplayError(f"unknown {what} keys: {', '.join(unknown)}")
-    if missing:
-        raise ReplayError(f"missing {what} keys: {', '.join(missing)}")
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _rules(data) -> Rules:
-    """Every key of ``Rules`` must be there: a hand plays again exactly only under exactly the same rules."""
-    if not isinstance(data, dict):
-        raise ReplayError("'rules' must be an object of rules keys and values")
-    _check_keys(data, RULES_KEYS, "rules")
-    try:
-        return Rules(**data)
-    except ValueError as err:
-        raise ReplayError(f"bad rules: {err}") from None
-
-
-def _deck(data) -> tuple[int, ...]:
-    if not isinstance(data, list) or len(data) != cards.N_CARDS:
-        raise ReplayError(f"'deck' must be a list of the {cards.N_CARDS} cards, top first")
-    ids = []
-    for i, text in enumerate(data):
-        try:
-            ids.append(cards.card(text))
-        except ValueError as err:
-            raise ReplayError(f"deck card {i}: {err}") from None
-    if len(set(ids)) != cards.N_CARDS:
-        twice = sorted({c for c in ids if ids.count(c) > 1})
-        raise ReplayError(f"the deck holds {' '.join(cards.card_str(c) for c in twice)} more than once")
-    return tuple(ids)
-
-
-def _dealer(data) -> int:
-    if data not in (0, 1) or not _is_int(data):
-        raise ReplayError(f"'dealer' must be 0 (P1) or 1 (P2), got {data!r}")
-    return data
-
-
-def _actions(data) -> tuple[int, ...]:
-    if not isinstance(data, list):
-        raise ReplayError("'actions' must be a list of action names such as \"DRAW_STOCK\" or \"DISCARD(TD)\"")
-    ids = []
-    for k, text in enumerate(data, start=1):
-        try:
-            ids.append(actions.parse(text))
-        except (ValueError, AttributeError):
-            raise ReplayError(f"action {k}: {text!r} is not an action name (e.g. \"PASS\", \"DISCARD(TD)\")") from None
-    return tuple(ids)
-
-
-def _players(data) -> tuple[str, str]:
-    if not isinstance(data, list) or len(data) != 2 or not all(isinstance(name, str) for name in data):
-        raise ReplayError(f"'players' must be the two players' names, P1 first, got {data!r}")
-    return data[0], data[1]
-
-
-def _seats(data, rules: Rules) -> tuple[int, int]:
-    """Two different table seats of ``rules.players`` (R49)."""
-    if (not isinstance(data, list) or len(data) != 2 or not all(_is_int(s) and 0 <= s < rules.players for s in data)
-            or data[0] == data[1]):
-        raise ReplayError(f"'seats' must be two different seats 0..{rules.players - 1}, got {data!r}")
-    return data[0], data[1]
-
-
-def _hand_number(data) -> int | None:
-    if data is not None and not (_is_int(data) and data >= 1):
-        raise ReplayError(f"'hand_number' must be a positive integer or null, got {data!r}")
-    return data
-
-
-def _scores(data) -> tuple[int, int]:
-    if not isinstance(data, list) or len(data) != 2 or not all(_is_int(s) and s >= 0 for s in data):
-        raise ReplayError(f"'scores' must be the two running scores, P1 first, got {data!r}")
-    return data[0], data[1]
-

@@ -20,7 +20,20 @@ from gin_env.game.hand_rules import between_hands
 from gin_env.game.match import FIXED_FIRST_DEALER
 from gin_env.game.match_record import ADDS_BY_KIND, RECORD_KINDS
 from gin_env.game.rules import Rules
-from gin_env.table.checks import check_episode
+from gin_env.table.checks import check_episode, positive_int
+
+#: The most games one batch holds (the vector env's ``num_envs``). Every game's arrays are made up front, about 7.5 kB
+#: a game with its observations, so the bound keeps a batch under about 500 MB.
+MAX_NUM_ENVS = 65_536
+
+
+def check_num_envs(num_envs) -> int:
+    """``num_envs`` as an int from 1 to :data:`MAX_NUM_ENVS`; ``ValueError`` naming it otherwise, before any array is
+    made."""
+    n = positive_int(num_envs, "num_envs")
+    if n > MAX_NUM_ENVS:
+        raise ValueError(f"num_envs must be at most {MAX_NUM_ENVS:,} (each game's arrays are made up front), got {n:,}")
+    return n
 
 
 class Recorded(NamedTuple):

@@ -24,7 +24,6 @@ ILLEGAL_ACTION_REWARD = -1.0
 MAX_REDEALS = 1_000
 
 
-
 def check_env_args(episode: str, reward_scale: float, illegal_action: str, max_steps: int | None) -> int | None:
     """Validate the arguments of the single-agent envs (scalar and vector); each error names its argument. Returns
     ``max_steps`` as an int (or None)."""
@@ -84,7 +83,10 @@ def check_reward_scale(reward_scale) -> float:
     """``reward_scale`` as a float: a finite positive real number (an infinite scale would make every reward 0)."""
     if isinstance(reward_scale, bool) or not isinstance(reward_scale, numbers.Real):
         raise TypeError(f"reward_scale must be a positive real number, got {reward_scale!r}")
-    scale = float(reward_scale)
+    try:
+        scale = float(reward_scale)
+    except OverflowError:  # an int past the float range
+        scale = math.inf
     if not (math.isfinite(scale) and scale > 0):
         raise ValueError(f"reward_scale must be finite and positive, got {reward_scale!r}")
     return scale

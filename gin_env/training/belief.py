@@ -22,7 +22,7 @@ import numpy as np
 
 from gin_env import agents, files
 from gin_env.arguments import ArgumentParser, at_least
-from gin_env.belief.network import INPUTS, layers_of, logits
+from gin_env.belief.network import INPUTS, check_hidden_widths, layers_of, logits
 from gin_env.evaluation import duel, runner
 from gin_env.game import cards, engine
 from gin_env.game.observation import OBS_LAYOUT, encode, view
@@ -34,10 +34,14 @@ from gin_env.training.opponents import listed
 PLAYERS = ("ppo", "ppo-expert", "exit", "expert", "simple", "early-knocker", "gin-hunter", "knocker", "undercutter")
 #: Games per piece of work sent to a worker.
 CHUNK = 25
+#: The most games (``--games``): their kept decisions are held in memory for the fit, a few kB a game.
+MAX_GAMES = 200_000
 #: Rows per step of the fit.
 BATCH = 1024
 #: The learning rate at the peak of the one-cycle schedule.
 PEAK_RATE = 2e-3
+#: The hidden layers of the network :func:`fit` trains, each of ``--width`` units.
+HIDDEN_LAYERS = 2
 
 
 @dataclass(frozen=True)
@@ -165,7 +169,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--players", default=",".join(PLAYERS),
                         help="agents to draw each game's pair from, separated by commas (a name twice: drawn twice as "
                              "often); default: %(default)s")
-    parser.add_argument("--games", type=at_least(2), default=20_000, help="duplicate games (default %(default)s)")
+    parser.add_argument("--games", type=at_least(2, most=MAX_GAMES), default=20_000,
+                        help="duplicate games (default %(default)s)")
     parser.add_argument("--rules", default="eaai", choices=sorted(PRESETS), help="preset (default %(default)s)")
     parser.add_argument("--keep", type=float, default=0.25, help="share of decisions kept (default %(default)s)")
     parser.add_argument("--held-out", type=float, default=0.1,
@@ -173,7 +178,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--width", type=at_least(1), default=256, help="units per hidden layer (default %(default)s)")
     parser.add_argument("--epochs", type=at_least(1), default=8, help="passes over the rows (default %(default)s)")
     parser.add_argument("--seed", type=at_least(0), default=0, help="seed of the games and the fit (default 0)")
-    parser.add_argument("--workers", type=at_least(1), default=1, help="processes playing games (default 1)")
+    parser.add_argument("--workers", type=runner.worker_count, default=1,
+                        help=f"processes playing games (default 1, at most {runner.MAX_WORKERS_PER_CORE} per core)")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bars")
     args = parser.parse_args(argv)
     try:
@@ -208,14 +214,18 @@ def held_out_games(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> Recipe:
-    """Before any game: the output can be written, every player loads, the shares are shares. The recipe of the
-    games; ``OSError`` or ``ValueError`` naming the option."""
+    """Before any game: the output can be written and is no player's file, every player loads, the shares are
+    shares. The recipe of the games; ``OSError`` or ``ValueError`` naming the option."""
     if not args.out.endswith(".npz"):
         raise ValueError(f"--out {args.out}: a belief weights file's name ends in .npz")
+    check_hidden_widths((args.width,) * HIDDEN_LAYERS, f"--width {args.width}: a network of {HIDDEN_LAYERS} hidden "
+                        "layers of that width")
     files.check_output_file(args.out, "--out")
     players = tuple(listed(args.players))
     if not players:
         raise ValueError(f"--players {args.players!r}: no agent named")
+    files.check_distinct({"--players": [path for name in players for path in agents.files_read(name)]},
+                         {"--out": args.out})
     for name in sorted(set(players)):
         try:
             agents.load(name)

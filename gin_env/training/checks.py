@@ -13,13 +13,25 @@ import os
 
 from gin_env import agents
 from gin_env.agents import ppo
-from gin_env.files import check_input_file
-from gin_env.game.observation import observation_parts
-from gin_env.game.rules import PRESETS
+from gin_env.agents.model_archive import MAX_LAYER_WIDTH
+from gin_env.agents.numpy_policy import MAX_WEIGHTS, actor_weights
+from gin_env.arguments import did_you_mean
+from gin_env.evaluation.runner import MAX_GAMES, MAX_WORKERS_PER_CORE, usable_cores
+from gin_env.files import check_distinct, check_input_file
+from gin_env.game.observation import obs_size, observation_parts
+from gin_env.game.rules import PRESETS, unknown_preset
 from gin_env.optional import require
+from gin_env.table.batched import MAX_NUM_ENVS
 from gin_env.training.config import Args
 from gin_env.training.opponents import SELF, batched_agent, listed, parse_schedule
-from gin_env.training.run_files import RUN_FILES, check_run_dir, new_history, read_history
+from gin_env.training.run_files import (
+    check_resumes_here,
+    check_run_dir,
+    new_history,
+    read_history,
+    removed_paths,
+    run_paths,
+)
 from gin_env.training.widen import reads
 
 #: The largest ``--seed``: SB3 seeds numpy's legacy generator (below 2**32) with it plus a resumed run's step count.
@@ -27,12 +39,24 @@ MAX_SEED = 2**31 - 1
 #: ``--device`` values.
 DEVICES = ("auto", "cpu", "cuda")
 
+#: The most decisions one rollout (``--num-envs`` x ``--n-steps``) may hold: PPO keeps each with its observation,
+#: about 1.5 kB, so a rollout stays under 2 GB (the shipped run's held 16,384).
+MAX_ROLLOUT = 2**20
+#: The most self-play snapshots kept (``--snapshots``): each is a copy of the network held in memory.
+MAX_SNAPSHOTS = 1_000
+
 #: Numeric options of :class:`.config.Args` -> (lowest, whether the lowest itself is refused, highest).
 RANGES = {
-    **dict.fromkeys(("num_envs", "slots", "snapshot_every", "snapshots", "n_steps", "n_epochs",
-                     "imitate_epochs", "imitate_batch_size", "channels", "features", "hidden", "eval_every",
-                     "checkpoint_every", "threads"), (1, False, math.inf)),
-    **dict.fromkeys(("total_timesteps", "eval_deals", "imitate_steps"), (0, False, math.inf)),
+    **dict.fromkeys(("slots", "snapshot_every", "n_steps", "n_epochs", "imitate_epochs", "eval_every",
+                     "checkpoint_every"), (1, False, math.inf)),
+    # As wide as a model file may describe (model_archive), so that every run's checkpoints load.
+    **dict.fromkeys(("channels", "features", "hidden"), (1, False, MAX_LAYER_WIDTH)),
+    "num_envs": (1, False, MAX_NUM_ENVS),
+    "snapshots": (1, False, MAX_SNAPSHOTS),
+    "imitate_batch_size": (1, False, MAX_ROLLOUT),
+    "threads": (1, False, MAX_WORKERS_PER_CORE * usable_cores()),
+    **dict.fromkeys(("total_timesteps", "imitate_steps"), (0, False, math.inf)),
+    "eval_deals": (0, False, MAX_GAMES),
     **dict.fromkeys(("reward_scale", "learning_rate", "clip_range", "imitate_lr", "knock_weight"),
                     (0, True, math.inf)),
     **dict.fromkeys(("ent_coef", "shaping"), (0, False, math.inf)),
@@ -75,6 +99,13 @@ def check_numbers(args: Args) -> None:
     check_ranges(args, RANGES)
     if args.num_envs % args.slots:
         raise ValueError(f"--slots {args.slots} must divide --num-envs {args.num_envs} (groups of equal size)")
+    weights = actor_weights(args.channels, args.features, obs_size(args.match_record))
+    if weights > MAX_WEIGHTS:
+        raise ValueError(f"--channels {args.channels} and --features {args.features} make an actor of {weights:,} "
+                         f"weights; a policy file holds at most {MAX_WEIGHTS:,}")
+    if args.num_envs * args.n_steps > MAX_ROLLOUT:
+        raise ValueError(f"--num-envs {args.num_envs} x --n-steps {args.n_steps} = "
+                         f"{args.num_envs * args.n_steps:,} decisions per rollout; at most {MAX_ROLLOUT:,}")
     if not args.resume:
         check_minibatches(args.num_envs, args.n_steps, args.batch_size)
 
@@ -82,9 +113,10 @@ def check_numbers(args: Args) -> None:
 def check_names(args: Args) -> None:
     """The options named from a list, and the opponent schedule's syntax."""
     if args.rules not in PRESETS:
-        raise ValueError(f"--rules {args.rules!r}: no such preset; choose from {', '.join(sorted(PRESETS))}")
+        raise ValueError(f"--rules: {unknown_preset(args.rules)}")
     if args.device not in DEVICES:
-        raise ValueError(f"--device must be one of {', '.join(DEVICES)}, got {args.device!r}")
+        raise ValueError(f"--device must be one of {', '.join(DEVICES)}, got {args.device!r}"
+                         f"{did_you_mean(args.device, DEVICES)}")
     try:
         parse_schedule(args.opponents)
     except ValueError as err:
@@ -166,14 +198,41 @@ def check_history(args: Args) -> dict:
 
 
 def check_resume_file(args: Args) -> None:
-    """``--resume``: a readable file, not among the files ``--overwrite`` removes."""
+    """``--resume``: a readable file."""
     try:
         check_input_file(args.resume, "--resume")
     except OSError as err:
         raise ValueError(str(err)) from None
-    inside = os.path.realpath(os.path.dirname(os.path.abspath(args.resume))) == os.path.realpath(args.run_dir)
-    if args.overwrite and inside and os.path.basename(args.resume) in RUN_FILES:
-        raise ValueError(f"--overwrite would delete --resume {args.resume}; resume from a copy, or drop --overwrite")
+
+
+def run_inputs(args: Args) -> dict[str, list[str]]:
+    """The files the run reads, by option: the ``--resume`` model, the agents' model files (and plug-in modules),
+    the ``--from-dataset`` folders or ids."""
+    def read(*names: str) -> list[str]:
+        return [path for name in names for path in agents.files_read(name)]
+
+    scheduled = sorted({name for _, mix in parse_schedule(args.opponents) for name in mix if name != SELF})
+    return {"--resume": [args.resume] if args.resume else [], "--opponents": read(*scheduled),
+            "--teacher": read(args.teacher), "--imitate-opponent": read(*listed(args.imitate_opponent)),
+            "--eval-opponent": read(args.eval_opponent), "--from-dataset": listed(args.from_dataset)}
+
+
+def check_run_folder(args: Args) -> dict:
+    """The run folder, checked before the run and again under its lock: it can be the run folder
+    (:func:`.run_files.check_run_dir`), it holds no other run that a ``--resume`` would mix with its own
+    (:func:`.run_files.check_resumes_here`), the run writes no file it reads, and ``--overwrite`` deletes none
+    (refused: the ``--resume`` model in its own run folder needs a copy elsewhere). The history the run continues."""
+    check_run_dir(args.run_dir, resume=bool(args.resume), overwrite=args.overwrite)
+    inputs = run_inputs(args)
+    # Resuming from the folder's own last.zip is what --resume is for: the model is read before it is replaced.
+    check_distinct({option: paths for option, paths in inputs.items() if option != "--resume"},
+                   {"--run-dir": run_paths(args.run_dir)}, "copy it out of the run folder, or choose another --run-dir")
+    if args.overwrite:
+        check_distinct(inputs, {"--overwrite deletes": removed_paths(args.run_dir)},
+                       "give a copy kept elsewhere, or drop --overwrite")
+    elif args.resume:
+        check_resumes_here(args.run_dir, args.resume)
+    return check_history(args)
 
 
 def check_resume_model(args: Args) -> None:
@@ -217,10 +276,9 @@ def check_args(args: Args) -> dict:
     continues (:func:`check_history`)."""
     check_numbers(args)
     check_names(args)
-    check_run_dir(args.run_dir, resume=bool(args.resume), overwrite=args.overwrite)
     if args.resume:
         check_resume_file(args)
-    history = check_history(args)
+    history = check_run_folder(args)
     check_agents(args)
     if args.from_dataset:
         check_dataset(args)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import zipfile
 
 from gin_env import files
 from gin_env.agents.numpy_policy import read_weights, save_weights
@@ -68,16 +67,15 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 
 
 def _check(args: argparse.Namespace) -> None:
-    """Before any work: the outputs can be written and are two files, and every source is there and of its kind.
-    Raises ``OSError`` or ``ValueError`` naming the option or the source."""
+    """Before any work: the outputs can be written and are two files, neither a source, and every source is there
+    and of its kind. Raises ``OSError`` or ``ValueError`` naming the option or the source."""
     if not args.out.endswith(MODEL_SUFFIX):
         raise ValueError(f"--out {args.out}: a model file's name ends in {MODEL_SUFFIX} (SB3 would write "
                          f"{args.out}{MODEL_SUFFIX})")
     files.check_output_file(args.out, "--out")
     if args.numpy is not None:
         files.check_output_file(args.numpy, "--numpy")
-        if os.path.realpath(args.numpy) == os.path.realpath(args.out):
-            raise ValueError(f"--numpy {args.numpy}: the same file as --out {args.out}; give each its own")
+    files.check_distinct({"SOURCE": args.sources}, {"--out": args.out, "--numpy": args.numpy})
     if args.sources[0].endswith(ACTOR_SUFFIX):
         raise ValueError(f"the first source must be a model ({MODEL_SUFFIX}), not actor weights: {args.sources[0]}")
     for source in args.sources:
@@ -90,13 +88,11 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _check_model_archive(path: str) -> None:
-    """Raise ``ValueError`` unless ``path`` is a zip archive holding what SB3's ``model.save`` writes."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
-    except (zipfile.BadZipFile, OSError) as err:
-        raise ValueError(f"source {path}: not a model (MaskablePPO models are .zip archives saved by "
-                         f"model.save()): {err}") from None
+    """Raise ``ValueError`` unless ``path`` is a zip archive within the bounds of every archive read
+    (:func:`gin_env.files.bounded_archive`) holding what SB3's ``model.save`` writes. What its entries hold is
+    checked when it is loaded (:func:`gin_env.agents.model_archive.load`), before anything is written."""
+    with files.bounded_archive(path, f"source {path}: not a model") as archive:
+        names = set(archive.namelist())
     missing = [member for member in MODEL_MEMBERS if member not in names]
     if missing:
         raise ValueError(f"source {path}: not a MaskablePPO model: the archive lacks {', '.join(missing)}")

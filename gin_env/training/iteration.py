@@ -30,21 +30,22 @@ measure.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import sys
 import time
-import zipfile
 
 import gymnasium as gym
 
 from gin_env import files
+from gin_env.agents import model_archive
 from gin_env.game.rules import Rules
 from gin_env.optional import MissingExtra
 from gin_env.training import iteration_options as options
 from gin_env.training.iteration_curve import write_curve
 from gin_env.training.iteration_options import GUIDE, STATE_FILE, IterateArgs, names, stream_seed
 from gin_env.training.opponents import parse_schedule
+from gin_env.training.run_files import hold_run_dir, read_history
 
 #: The seed streams of the stages (:func:`.iteration_options.stream_seed`); the measure's is the same every
 #: generation, so generations are measured on the same deals.
@@ -174,9 +175,12 @@ def shard_folders(args: IterateArgs, now: Generation) -> list[str]:
 
 
 def model_steps(path: str) -> int:
-    """The step count a MaskablePPO model file was saved at (read from the archive, without torch)."""
-    with zipfile.ZipFile(path) as archive:
-        return int(json.loads(archive.read("data"))["num_timesteps"])
+    """The step count a MaskablePPO model file was saved at, from the archive's plain data (read bounded, without
+    torch: :func:`gin_env.agents.model_archive.read`); ``ValueError`` naming the file when it holds none."""
+    steps = model_archive.read(path).data.get("num_timesteps")
+    if type(steps) is not int or steps < 0:
+        raise ValueError(f"{path!r} holds no step count: its num_timesteps is {steps!r}")
+    return steps
 
 
 def learn(args: IterateArgs, state: dict, now: Generation, before: Generation) -> None:
@@ -200,8 +204,8 @@ def learn(args: IterateArgs, state: dict, now: Generation, before: Generation) -
                      knock_weight=args.knock_weight, total_timesteps=0, opponents="0:simple",
                      run_dir=now.clone, seed=stream_seed(args, now.g, CLONE), **common)
         train(clone)
-        with open(os.path.join(now.clone, "history.json"), encoding="utf-8") as file:
-            record(args, state, now.g, "clone", json.load(file)["imitation"])
+        # Read as any run's history.json: a regular file, bounded, checked (the run folder is the user's).
+        record(args, state, now.g, "clone", read_history(os.path.join(now.clone, "history.json"))["imitation"])
     if not ppo_steps:
         return
     last = os.path.join(now.ppo, "last.zip")
@@ -240,8 +244,8 @@ def measure(args: IterateArgs, now: Generation, before: Generation | None) -> No
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    """Run the command line; 0 when the last generation is measured, 2 for a bad option (nothing written), 130
-    interrupted (what was finished stays, and ``--resume`` carries on)."""
+    """Run the command line; 0 when the last generation is measured, 2 for a bad option (nothing written) or a run
+    folder another run holds, 130 interrupted (what was finished stays, and ``--resume`` carries on)."""
     prog = prog or "gin-env iterate"
     args, given = options.parse(argv, prog)
     try:
@@ -254,11 +258,17 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         print(f"{prog}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     start = time.perf_counter()
-    try:
-        run(args, state)
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted; the finished stages stay in {args.run_dir}: carry on with "
-              f"gin-env iterate --run-dir {args.run_dir} --resume", file=sys.stderr)
-        return 130
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(hold_run_dir(args.run_dir))
+        except ValueError as err:  # another run writes there
+            print(f"{prog}: error: {err}", file=sys.stderr)
+            return 2
+        try:
+            run(args, state)
+        except KeyboardInterrupt:
+            print(f"{prog}: interrupted; the finished stages stay in {args.run_dir}: carry on with "
+                  f"gin-env iterate --run-dir {args.run_dir} --resume", file=sys.stderr)
+            return 130
     print(f"generation {args.generations} measured; {time.perf_counter() - start:.0f} s")
     return 0

@@ -9,10 +9,13 @@ import os
 import numpy as np
 
 from gin_env import files
+from gin_env.text import printable
 from gin_env.training.iteration_options import IterateArgs, names
 
 #: The column of the generation before.
 PREVIOUS = "previous"
+#: The largest ``measure.json`` read, in bytes: an evaluation report of a few pairs is some kilobytes.
+REPORT_LIMIT = 16 * 2**20
 
 
 def curve_rows(args: IterateArgs) -> list[dict]:
@@ -21,8 +24,7 @@ def curve_rows(args: IterateArgs) -> list[dict]:
     per hand."""
     rows, g = [], 0
     while os.path.exists(path := os.path.join(args.run_dir, f"gen-{g}", "measure.json")):
-        with open(path, encoding="utf-8") as file:
-            report = json.load(file)
+        report = json.loads(files.read_text(path, REPORT_LIMIT, "measure.json"))
         rate = "a_match_win_rate" if report["mode"] == "matches" else "a_duplicate_win_rate"
         against = {}
         for pair, label in zip(report["pairs"], [*names(args.measure_against), PREVIOUS]):
@@ -50,10 +52,18 @@ def table(rows: list[dict], labels: list[str]) -> str:
 
 def plot(rows: list[dict], labels: list[str], path: str) -> None:
     """Win rate by generation, one line per opponent, with 95% intervals."""
-    from gin_env.evaluation.plot import save_figure
+    from gin_env.evaluation.plot import LITERAL_TEXT
     from gin_env.optional import require
 
     plt = require("matplotlib.pyplot", "the generation curve")
+    with plt.rc_context(LITERAL_TEXT):  # the opponents' names are drawn as text, never as mathtext
+        _draw(plt, rows, labels, path)
+
+
+def _draw(plt, rows: list[dict], labels: list[str], path: str) -> None:
+    """The curve drawn and written to ``path``."""
+    from gin_env.evaluation.plot import save_figure
+
     fig, axis = plt.subplots(figsize=(7, 4.5))
     for label in labels:
         points = [(row["generation"], row["against"][label]) for row in rows if label in row["against"]]
@@ -63,7 +73,7 @@ def plot(rows: list[dict], labels: list[str], path: str) -> None:
         y = np.array([entry["win_rate"] for _, entry in points])
         low = y - np.array([entry["ci95"][0] for _, entry in points])
         high = np.array([entry["ci95"][1] for _, entry in points]) - y
-        axis.errorbar(x, y, yerr=[low, high], marker="o", capsize=3, label=f"against {label}")
+        axis.errorbar(x, y, yerr=[low, high], marker="o", capsize=3, label=printable(f"against {label}"))
     axis.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
     axis.set_xlabel("generation")
     axis.set_ylabel("win rate")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gin_env import __version__, agents, files
-from gin_env.game.rules import PRESETS
+from gin_env.game.rules import PRESETS, unknown_preset
 from gin_env.optional import require
 from gin_env.training.checks import MAX_SEED, check_ranges, flag
 from gin_env.training.config import build_parser
@@ -103,7 +103,7 @@ def check(args: IterateArgs) -> dict:
     ``MissingExtra`` for a missing dependency."""
     check_ranges(args, RANGES)
     if args.rules not in PRESETS:
-        raise ValueError(f"--rules {args.rules!r}: choose one of {', '.join(sorted(PRESETS))}")
+        raise ValueError(f"--rules: {unknown_preset(args.rules)}")
     if PRESETS[args.rules].players != 2:
         raise ValueError(f"--rules {args.rules}: expert iteration plays two players")
     state_path = os.path.join(args.run_dir, STATE_FILE)

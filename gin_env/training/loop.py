@@ -6,20 +6,22 @@ are imported only after, inside the functions that train, so ``--help`` and a ba
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 
 from gin_env import agents
 from gin_env.files import atomic_path
 from gin_env.game.observation import observation_parts
 from gin_env.game.rules import Rules
 from gin_env.optional import MissingExtra, require
-from gin_env.training.checks import check_args
+from gin_env.training.checks import check_args, check_run_folder
 from gin_env.training.config import Args, parse_args
-from gin_env.training.run_files import checkpoints_line, clear_run, run_files_in, save_run
+from gin_env.training.run_files import checkpoints_line, clear_run, hold_run_dir, run_files_in, save_run
 
 
 def new_model(env, args: Args, tensorboard_log: str | None = None):
@@ -58,14 +60,12 @@ def _plan_line(args: Args, model, end: int) -> str | None:
 def _start(args: Args, history: dict, env):
     """The model the run trains: the ``--resume`` model, or a new one warm-started by cloning the teacher; prints
     where PPO will stop when that is not ``--total-timesteps``, before any training."""
-    from gin_env.agents import ppo
-    from gin_env.agents.ppo import custom_objects_for
+    from gin_env.agents import model_archive, ppo
     from gin_env.training.imitation import imitate
     from gin_env.training.widen import widened_copy
 
     tb_dir = os.path.join(args.run_dir, "tb")
     if args.resume:
-        maskable_ppo = require("sb3_contrib", "training").MaskablePPO
         with tempfile.TemporaryDirectory() as scratch:
             source = args.resume
             has = observation_parts(ppo.observation_shape(source)[0])
@@ -75,8 +75,7 @@ def _start(args: Args, history: dict, env):
                                                                       has, wants) if wanted and not had)
                 print(f"widening {source} to read {what} (its new inputs weighted 0)")
                 source = widened_copy(source, env.observation_space, scratch)
-            model = maskable_ppo.load(source, env=env, device=args.device, tensorboard_log=tb_dir,
-                                      custom_objects=custom_objects_for(source))
+            model = model_archive.load(source, "training", env=env, device=args.device, tensorboard_log=tb_dir)
         # Seeded by the step count too, so a resumed run does not replay the deals its first rollouts saw.
         model.set_random_seed(args.seed + model.num_timesteps)
     else:
@@ -90,23 +89,49 @@ def _start(args: Args, history: dict, env):
     return model, end
 
 
-def train(args: Args, history: dict | None = None):
-    """Run training as ``args`` say; returns the model. Writes everything under ``args.run_dir``.
+class FolderRefused(ValueError):
+    """The run folder, refused when the run starts: another run holds its lock, or wrote there after the options
+    were checked."""
 
-    ``history`` is what :func:`.checks.check_args` returned for these ``args``; without it the options are checked
-    here, and a bad one raises ``ValueError`` before anything is written."""
-    if history is None:
-        history = check_args(args)
+
+@contextlib.contextmanager
+def _run_folder(args: Args) -> Iterator[dict]:
+    """Hold the run folder's lock (:func:`.run_files.hold_run_dir`) for the block; yields the history the run
+    continues, read under the lock with the folder checked again (:func:`.checks.check_run_folder`), since another
+    run may have written there after the options were checked. :class:`FolderRefused` for either problem."""
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(hold_run_dir(args.run_dir))
+            history = check_run_folder(args)
+        except ValueError as err:
+            raise FolderRefused(str(err)) from None
+        yield history
+
+
+def train(args: Args, checked: bool = False):
+    """Run training as ``args`` say; returns the model. Writes everything under ``args.run_dir``, holding its lock.
+
+    ``checked``: :func:`.checks.check_args` has passed for these ``args``; else the options are checked here, and a
+    bad one raises ``ValueError`` before anything is written. A run folder another run holds is
+    :class:`FolderRefused`."""
+    if not checked:
+        check_args(args)
+    require("torch", "training")  # before the lock, which creates a new run folder
+    with _run_folder(args) as history:
+        if args.overwrite:
+            clear_run(args.run_dir)
+        history.setdefault("args", []).append(dataclasses.asdict(args))
+        return _train(args, history)
+
+
+def _train(args: Args, history: dict):
+    """The run in its folder, once it holds it: train, checkpoint, then plot and export the best model."""
     torch = require("torch", "training")
     from gin_env.agents.ppo import export_model
     from gin_env.training.monitor import RunCallback
     from gin_env.training.plots import plot_curve
     from gin_env.training.pool_env import PoolVecEnv
 
-    if args.overwrite:
-        clear_run(args.run_dir)
-    os.makedirs(args.run_dir, exist_ok=True)
-    history.setdefault("args", []).append(dataclasses.asdict(args))
     torch.set_num_threads(args.threads)
     env = PoolVecEnv(args)
     model, end = _start(args, history, env)
@@ -130,13 +155,16 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     prog = prog or "gin-env train"
     args = parse_args(argv, prog)
     try:
-        history = check_args(args)
+        check_args(args)
     except (ValueError, MissingExtra) as err:
         print(f"{prog}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     start = time.perf_counter()
     try:
-        model = train(args, history)
+        model = train(args, True)
+    except FolderRefused as err:
+        print(f"{prog}: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"training interrupted; {checkpoints_line(args.run_dir)}", file=sys.stderr)
         return 130

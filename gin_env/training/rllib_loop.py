@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 
 from gin_env.files import read_text, temporary_name, write_json
-from gin_env.game.rules import PRESETS
+from gin_env.game.rules import PRESETS, unknown_preset
 from gin_env.optional import MissingExtra, require
 from gin_env.training.checks import MAX_SEED, check_ranges, load_agent
 from gin_env.training.config import parse_args
@@ -122,7 +122,7 @@ def check(args: RLlibArgs) -> dict:
     if args.minibatch_size > args.batch_size:
         raise ValueError(f"--minibatch-size {args.minibatch_size} must be at most --batch-size {args.batch_size}")
     if args.rules not in PRESETS:
-        raise ValueError(f"--rules must be one of {', '.join(sorted(PRESETS))}, got {args.rules!r}")
+        raise ValueError(f"--rules: {unknown_preset(args.rules)}")
     if args.match_record and PRESETS[args.rules].target is None:
         raise ValueError(f"--match-record plays games to the target, and --rules {args.rules} have none")
     hidden_sizes(args.hidden)

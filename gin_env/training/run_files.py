@@ -2,6 +2,10 @@
 
 * **A run is never replaced by accident.** A folder that holds a run's files is refused unless the run is resumed
   or ``--overwrite`` is given (:func:`check_run_dir`); only then are the old files removed (:func:`clear_run`).
+* **One run at a time.** A run holds the folder's lock file while it writes there (:func:`hold_run_dir`): a second
+  run into the folder is refused in one line; the lock goes when its process ends, however it ends.
+* **A resume continues its own run.** Resuming into a folder that holds another run (not the one ``--resume``
+  comes from) replaces it only with ``--overwrite`` (:func:`check_resumes_here`).
 * **Files are whole.** Every file is written under a temporary name and renamed (:mod:`gin_env.files`), so an
   interrupt or an error leaves the previous checkpoint, never half of one (:func:`save_run`).
 * **A history is checked before it is continued.** :func:`read_history` refuses, in one line, a ``history.json``
@@ -16,10 +20,16 @@ import json
 import os
 import shutil
 
-from gin_env.files import atomic_path, check_output_folder, read_text, write_json
+from gin_env.files import atomic_path, check_output_folder, read_text, same_file, write_json
+from gin_env.locks import held_lock
 
-#: What ``gin-env train`` writes in its run folder.
-RUN_FILES = ("last.zip", "best.zip", "policy.zip", "history.json", "learning_curve.png", "tb")
+#: What ``gin-env train`` writes in its run folder that a run replaces: its checkpoints, history and curve.
+RESULT_FILES = ("last.zip", "best.zip", "policy.zip", "history.json", "learning_curve.png")
+#: What ``gin-env train`` writes in its run folder: the results and the tensorboard logs (which a run adds to).
+RUN_FILES = (*RESULT_FILES, "tb")
+#: The lock file a run holds in its folder while it writes there (gone when it ends; a killed run leaves it, for
+#: the next run to take over); never among the files ``--overwrite`` removes.
+RUN_LOCK = ".gin-env-run.lock"
 #: The largest history.json read back: a row per rollout is about half a kilobyte, a long run a few megabytes.
 HISTORY_LIMIT = 256 * 2**20
 
@@ -40,6 +50,48 @@ def check_run_dir(folder: str, resume: bool, overwrite: bool, names: tuple[str, 
     found = run_files_in(folder, names)
     if found and not resume and not overwrite:
         raise ValueError(f"--run-dir {folder} holds a run ({', '.join(found)}); --resume it or pass --overwrite")
+
+
+def check_resumes_here(folder: str, resume: str) -> None:
+    """``ValueError`` when ``folder`` holds the results of a run other than the one ``resume`` comes from: the
+    model resumed is neither in ``folder`` (by its real path) nor one of its files under another name (a hard
+    link), so continuing would mix two runs' checkpoints and histories."""
+    found = run_files_in(folder, RESULT_FILES)
+    if not found:
+        return
+    if os.path.realpath(os.path.dirname(os.path.realpath(resume))) == os.path.realpath(folder):
+        return
+    if any(same_file(resume, os.path.join(folder, name)) for name in found):
+        return
+    raise ValueError(f"--run-dir {folder} holds another run ({', '.join(found)}), not the one of --resume {resume}; "
+                     "pass --overwrite to replace it, or choose a new --run-dir")
+
+
+def run_paths(folder: str, names: tuple[str, ...] = RUN_FILES) -> list[str]:
+    """The paths of a run's ``names`` in ``folder``, there or not."""
+    return [os.path.join(folder, name) for name in names]
+
+
+def removed_paths(folder: str, names: tuple[str, ...] = RUN_FILES) -> list[str]:
+    """Every file and folder :func:`clear_run` would remove from ``folder``, those inside its folders too."""
+    out = []
+    for path in run_paths(folder, names):
+        if not os.path.lexists(path):
+            continue
+        out.append(path)
+        if os.path.isdir(path) and not os.path.islink(path):
+            for inside, folders, names_inside in os.walk(path):
+                out.extend(os.path.join(inside, name) for name in folders + names_inside)
+    return out
+
+
+def hold_run_dir(folder: str):
+    """The run folder's lock (:func:`gin_env.locks.held_lock` on :data:`RUN_LOCK`), held by a ``with`` block while
+    a run writes there; the folder is created first when new (its parent exists: :func:`check_run_dir`)."""
+    os.makedirs(folder, exist_ok=True)
+    return held_lock(os.path.join(folder, RUN_LOCK),
+                     lambda holder: f"--run-dir {folder}: another run ({holder}) is writing to it; wait for it to "
+                                    "end, or choose another --run-dir")
 
 
 def clear_run(folder: str, names: tuple[str, ...] = RUN_FILES) -> None:

@@ -91,10 +91,9 @@ def widened_copy(source: str, observation_space, folder: str) -> str:
     :func:`widen_to_privileged`, as the space needs) and saved in ``folder``; its path."""
     from gymnasium.spaces import Box
 
-    from gin_env.agents.ppo import custom_objects_for
+    from gin_env.agents.model_archive import load
 
-    maskable_ppo = require("sb3_contrib", "training").MaskablePPO
-    model = maskable_ppo.load(source, device="cpu", custom_objects=custom_objects_for(source))
+    model = load(source, "training", device="cpu")
     record, privileged = observation_parts(observation_space.shape[0])
     if record and not observation_parts(reads(model))[0]:
         view = obs_size(match_record=True)

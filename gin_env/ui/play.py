@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import sys
 
-from gin_env import agents
+from gin_env import agents, files
 from gin_env.arguments import ArgumentParser, at_least
 from gin_env.game.rules import PRESETS
 from gin_env.optional import require, script
+from gin_env.text import printable
 
 with script(__name__, "gin-env play"):
     # Checked first, so that a missing rich is named as the terminal game's.
@@ -44,10 +45,13 @@ def main(argv: list[str] | None = None, prog: str = "gin-env play") -> int:
         parser.error("--partner is for --players 4")
     console = render.console()
     try:
+        files.check_distinct({"--opponent": agents.files_read(args.opponent),
+                              "--partner": agents.files_read(args.partner) if args.partner else None},
+                             {"--save-replays": args.save_replays})
         game = TerminalGame(args.opponent, args.rules, console.input, console, args.seed, args.save_replays,
                             args.name, players=args.players, partner=args.partner)
-    except (ValueError, FileNotFoundError, ImportError, OSError) as err:
-        print(f"{prog}: error: {err}", file=sys.stderr)
+    except (ValueError, FileNotFoundError, ImportError, OSError) as err:  # may quote a path or a file's text
+        print(f"{prog}: error: {printable(str(err))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{prog}: interrupted while setting up the game", file=sys.stderr)
@@ -55,7 +59,8 @@ def main(argv: list[str] | None = None, prog: str = "gin-env play") -> int:
     try:
         game.run()
     except KeyboardInterrupt:
-        console.print("\n" + render.capital(f"{args.name} left the game."))
+        console.print()
+        console.print(render.plain(render.capital(f"{args.name} left the game.")))
     return 0
 
 

@@ -1,7 +1,8 @@
 """Gin Rummy for human eyes: cards, hands sorted into their melds, moves in words, and the showdown, as rich ``Text``.
 
 This module owns how the terminal game (``gin_env.ui.play``) and the replay viewer (``gin_env.ui.viewer``) write
-the game, so the two always tell a hand the same way. It decides nothing about the rules: melds and deadwood come from
+the game, so the two always tell a hand the same way, and how they show text from outside the program (names, paths,
+fields of a file): as text, by :func:`plain`. It decides nothing about the rules: melds and deadwood come from
 ``solver``, scores and layoffs from the engine's ``HandOutcome``.
 """
 
@@ -13,6 +14,7 @@ from gin_env.game.hand_rules import turn
 from gin_env.game.rules import Rules
 from gin_env.optional import require
 from gin_env.table.two_players import counted
+from gin_env.text import printable
 
 Text = require("rich.text", "drawing cards in the terminal").Text
 Console = require("rich.console", "drawing cards in the terminal").Console
@@ -24,11 +26,19 @@ MELD_OPEN, MELD_CLOSE = "[", "]"
 
 def console() -> Console:
     """The console the terminal game and the replay viewer write to: on a terminal, rich's own; into a pipe or a
-    file, lines are left whole instead of wrapped at rich's default 80 columns."""
-    out = Console(highlight=False)
+    file, lines are left whole instead of wrapped at rich's default 80 columns. It reads no markup nor emoji codes
+    in a plain string either, behind :func:`plain`."""
+    out = Console(highlight=False, markup=False, emoji=False)
     if not out.is_terminal:
-        out = Console(highlight=False, soft_wrap=True)
+        out = Console(highlight=False, markup=False, emoji=False, soft_wrap=True)
     return out
+
+
+def plain(text: str, style: str = "") -> Text:
+    """``text`` to print as it is: a rich ``Text``, which rich never reads as markup (``[/bad]`` is shown, not
+    parsed), with its control characters replaced (:func:`gin_env.text.printable`). Every line that holds a name, a
+    path or a field of a file is printed through it."""
+    return Text(printable(text), style=style)
 
 
 def card(c: int, style: str = "") -> Text:
@@ -104,7 +114,7 @@ def move(state: engine.HandState, action: int, name: str, reveal: bool) -> Text:
     top = state.pile[-1] if state.pile else engine.NO_CARD
 
     def does(verb: str, rest: str = "") -> Text:
-        return Text(capital(subject(name, verb)) + rest)
+        return plain(capital(subject(name, verb)) + rest)
 
     if action == DRAW_STOCK:
         out = does("draws", " from the stock")
@@ -183,7 +193,7 @@ def showdown(final: engine.HandState, names: tuple[str, str]) -> list[Text]:
     knocker_hand, defender_hand = final.hands[p], final.hands[1 - p]
     melds = [list(m) for m in outcome.knocker_melds]
     verb, rest = {"big_gin": ("declares", " big gin"), "gin": ("goes", " gin")}.get(outcome.kind, ("knocks", ""))
-    header = Text(capital(subject(knocker, verb)) + rest)
+    header = plain(capital(subject(knocker, verb)) + rest)
     if outcome.knock_card != engine.NO_CARD:
         header.append(" with ").append_text(card(outcome.knock_card)).append(" face down")
     lines = [header.append(":")]
@@ -199,7 +209,7 @@ def showdown(final: engine.HandState, names: tuple[str, str]) -> list[Text]:
         line.append("   laid off: ").append_text(card_list(by_rank(outcome.layoffs)))
     lines.append(line)
     upcard = final.initial_upcard if final.initial_upcard != engine.NO_CARD else None
-    lines.append(Text(_reason(outcome, final.rules, upcard, names)))
+    lines.append(plain(_reason(outcome, final.rules, upcard, names)))
     return lines
 
 
@@ -208,4 +218,4 @@ def _layout(name: str, width: int, melds, loose, deadwood: int) -> Text:
     parts = [meld(m, a) for m, a in melds]
     if loose:
         parts.append(card_list(by_rank(loose)))
-    return Text(f"  {name:<{width}}  ").append_text(Text("  ").join(parts)).append(f"   deadwood {deadwood}")
+    return plain(f"  {name:<{width}}  ").append_text(Text("  ").join(parts)).append(f"   deadwood {deadwood}")

@@ -46,6 +46,15 @@ class Seating(abc.ABC):
         self.rules = rules
         self.console = console
 
+    def say(self, text: str, style: str = "") -> None:
+        """Print ``text``, which may hold the players' names (from ``--name`` and agent paths), as text
+        (:func:`render.plain`)."""
+        self.console.print(render.plain(text, style))
+
+    def title(self, text: str) -> None:
+        """A rule across the console titled ``text``, as text."""
+        self.console.rule(render.plain(text))
+
     def pairing_of(self, game, seat: int) -> int:
         """The pairing (the table) of ``seat`` in ``game``'s hands in play: there is one but with four players."""
         return 0
@@ -69,7 +78,7 @@ class Seating(abc.ABC):
     def done(self, game, finished, unannounced: list[str]) -> None:
         """Say what a finished hand (a deal with four players) changed; ``unannounced`` are replays written but
         not yet told (those of hands the person does not watch)."""
-        self.console.print(f"Score: {self.scores(game)}.")
+        self.say(f"Score: {self.scores(game)}.")
 
     @abc.abstractmethod
     def intro(self, seed: int) -> str:
@@ -111,14 +120,14 @@ class TwoSeats(Seating):
 
     def announce(self, game) -> None:
         number = len(game.history) + 1
-        self.console.rule(f"Hand {number} · {self.scores(game)} · {self.names[game.hand.dealer]} deals")
+        self.title(f"Hand {number} · {self.scores(game)} · {self.names[game.hand.dealer]} deals")
 
     def scores(self, game) -> str:
         target = f" (game to {self.rules.target})" if self.rules.target is not None else ""
         return f"{self.names[0]} {game.scores[0]}, {self.names[1]} {game.scores[1]}{target}"
 
     def game_over(self, game) -> None:
-        totals, say, names = match.final_totals(game), self.console.print, self.names
+        totals, say, names = match.final_totals(game), self.say, self.names
         if game.winner is None:
             say("Game over: nobody won.")
         else:
@@ -149,17 +158,17 @@ class ThreeSeats(Seating):
         # The rule holds the number alone: rich cuts a title wider than the terminal, and the seats and the scores
         # go below it, where lines wrap instead.
         who = " and ".join(self.names[s] for s in game.seats)
-        self.console.rule(f"Hand {len(game.history) + 1}")
-        self.console.print(render.capital(f"{who} play; {self.names[game.dealer]} deals and sits out."))
-        self.console.print(f"Score: {self.scores(game)}.")
+        self.title(f"Hand {len(game.history) + 1}")
+        self.say(render.capital(f"{who} play; {self.names[game.dealer]} deals and sits out."))
+        self.say(f"Score: {self.scores(game)}.")
         if game.dealer == YOU:
-            self.console.print("You sit this hand out and watch.")
+            self.say("You sit this hand out and watch.")
 
     def scores(self, game) -> str:
         return ", ".join(f"{self.names[s]} {game.scores[s]}" for s in three_players.SEATS)
 
     def game_over(self, game) -> None:
-        say = self.console.print
+        say = self.say
         totals = three_players.final_totals(game)
         if game.winner is None:
             say("Game over: nobody won.")
@@ -204,9 +213,9 @@ class FourSeats(Seating):
 
     def announce(self, game) -> None:
         tables = "; ".join(f"table {t}: {self.names[a]} v {self.names[b]}" for t, (a, b) in enumerate(game.seats))
-        self.console.rule(f"Deal {game.deal}")
-        self.console.print(f"{tables[0].upper()}{tables[1:]}.")
-        self.console.print(f"Score: {self.scores(game)}.")
+        self.title(f"Deal {game.deal}")
+        self.say(f"{tables[0].upper()}{tables[1:]}.")
+        self.say(f"Score: {self.scores(game)}.")
 
     def scores(self, game) -> str:
         return f"your team {game.scores[0]}, the other team {game.scores[1]} (to {self.rules.team_target})"
@@ -221,18 +230,18 @@ class FourSeats(Seating):
             result = f"a {outcome.kind} hand, nobody scores"
         else:
             result = f"{self.names[finished.seats[other][outcome.winner]]} wins {outcome.points} ({outcome.kind})"
-        self.console.print(f"At the other table ({self.names[a]} v {self.names[b]}): {result}.")
+        self.say(f"At the other table ({self.names[a]} v {self.names[b]}): {result}.")
         for path in unannounced:
-            self.console.print(f"Wrote {path}", style="dim")
+            self.say(f"Wrote {path}", style="dim")
         yours, theirs = (o.player_points(0) for o in finished.outcomes)
         scorer = finished.scorer
         net = "nobody scores" if scorer is None else \
             f"{'your team' if scorer == 0 else 'the other team'} scores {abs(finished.net)}"
-        self.console.print(f"Deal {finished.number}: your table {yours:+d}, the other table {theirs:+d} for your "
+        self.say(f"Deal {finished.number}: your table {yours:+d}, the other table {theirs:+d} for your "
                            f"team: {net} (R56). Score: {self.scores(game)}.")
 
     def game_over(self, game) -> None:
-        say = self.console.print
+        say = self.say
         totals = four_players.final_totals(game)
         if game.winner is None:
             say("Game over: nobody won.")

@@ -75,7 +75,7 @@ class TerminalGame:
     def run(self):
         """Play until the game is over or the person quits; returns the game as it stands (the table's ``game``:
         ``match.MatchState``, ``three_players.ThreeState`` or ``four_players.FourState``)."""
-        self.console.print(self.seating.intro(self.seed))
+        self.console.print(render.plain(self.seating.intro(self.seed)))
         self._start_hands()
         while not self.table.over:
             game, state = self.table.game, self.table.state
@@ -84,7 +84,7 @@ class TerminalGame:
             if seat == YOU:
                 action = self._ask(state, pairing)
                 if action is None:
-                    self.console.print(render.capital(f"{self.names[YOU]} left the game."))
+                    self.console.print(render.plain(render.capital(f"{self.names[YOU]} left the game.")))
                     return self.table.game
             else:
                 action = self._agent_move(state, pairing, seat)
@@ -128,7 +128,7 @@ class TerminalGame:
         if self.save_replays is not None:
             path = self._save(pairing, before)
             if watched:
-                self.console.print(f"Wrote {path}", style="dim")
+                self.console.print(render.plain(f"Wrote {path}", style="dim"))
             else:
                 self._unannounced.append(path)
         if finished is None:
@@ -174,7 +174,7 @@ class TerminalGame:
             try:
                 action = parse_command(text, state)
             except CommandError as err:
-                self.console.print(str(err), markup=False)
+                self.console.print(render.plain(str(err)))
                 continue
             if action == DRAW_STOCK:
                 self.console.print(Text("You draw ").append_text(render.card(state.deck[state.stock_top])).append("."))
@@ -197,12 +197,14 @@ class TerminalGame:
         known = state.known[1 - state.current]
         if known:
             facing = self.names[self.seating.seats(self.table.game, pairing)[1 - state.current]]
-            line.append(f" · {facing} holds ").append_text(render.card_list(render.by_rank(cards.to_ids(known))))
+            line.append_text(render.plain(f" · {facing} holds "))
+            line.append_text(render.card_list(render.by_rank(cards.to_ids(known))))
         self.console.print(line)
         self._show_hand(state, engine.NO_CARD)
 
     def _show_hand(self, state: engine.HandState, highlight: int) -> None:
-        self.console.print(Text(f"{self.names[YOU]}: ").append_text(render.hand(state.hands[state.current], highlight)))
+        line = render.plain(f"{self.names[YOU]}: ")
+        self.console.print(line.append_text(render.hand(state.hands[state.current], highlight)))
 
     def _show_knock_hint(self, state: engine.HandState) -> None:
         """Say when knocking is possible, and with which card the deadwood is least: it is easy to miss."""

@@ -14,6 +14,7 @@ from gin_env.game import actions, cards, engine
 from gin_env.game.engine import HandState
 from gin_env.optional import MissingExtra, require
 from gin_env.replay.replay_file import MAX_BYTES, Replay, ReplayError, load
+from gin_env.text import printable
 
 #: Said once before the first step, when stepping through a hand.
 STEP_HINT = "Step by step: Enter shows the next action; q then Enter stops."
@@ -39,15 +40,15 @@ def show(replay: Replay, console, wait=None) -> None:
 
     def show_hands(state: HandState, actor: int | None, highlight: int) -> None:
         for p in (0, 1):
-            line = Text(f"   {'›' if p == actor else ' '} {names[p]:<{width}}  ")
+            line = render.plain(f"   {'›' if p == actor else ' '} {names[p]:<{width}}  ")
             console.print(line.append_text(render.hand(state.hands[p], highlight if p == actor else engine.NO_CARD)))
 
     where = f"hand {replay.hand_number}" if replay.hand_number is not None else "a hand"
     target = f" · game to {rules.target}" if rules.target is not None else ""
-    console.rule(f"Replay of {where} · {rules.name} rules{target}")
+    console.rule(render.plain(f"Replay of {where} · {rules.name} rules{target}"))
     scores = f"; scores before the hand: {names[0]} {replay.scores[0]}, {names[1]} {replay.scores[1]}"
-    console.print(f"P1 {names[0]}, P2 {names[1]}; {names[replay.dealer]} deals"
-                  f"{scores if replay.scores != (0, 0) else ''}.")
+    console.print(render.plain(f"P1 {names[0]}, P2 {names[1]}; {names[replay.dealer]} deals"
+                               f"{scores if replay.scores != (0, 0) else ''}."))
     if start.initial_upcard != engine.NO_CARD:
         console.print(Text("Upcard ").append_text(render.card(start.initial_upcard))
                       .append(f", knock limit {start.knock_limit}."))
@@ -90,8 +91,8 @@ def main(argv: list[str] | None = None, prog: str = "gin-env replay") -> int:
         return 2
     try:
         replay = load(args.file)
-    except ReplayError as err:
-        print(f"{prog}: error: {err}", file=sys.stderr)
+    except ReplayError as err:  # it may quote the file's path or fields: shown, never run
+        print(f"{prog}: error: {printable(str(err))}", file=sys.stderr)
         return 2
     try:
         show(replay, console, console.input if args.step else None)
