@@ -8,13 +8,14 @@ order), their weights, and a ``meta`` dict saying what produced them. Loading it
 
 from __future__ import annotations
 
+import io
 import os
 
 import numpy as np
 
 from gin_env.agents.params import check_flag
 from gin_env.agents.ppo import PolicyAgent
-from gin_env.files import atomic_write
+from gin_env.files import ARCHIVE_BYTES, atomic_write, bounded_archive, read_bytes, read_entry
 from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE
 from gin_env.optional import require
@@ -79,8 +80,15 @@ def load_policy(path: str, deterministic: bool = True) -> TorchPolicyAgent:
     file and what is wrong for a file that is not a policy of this env (checked whole before any layer is built)."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no policy file at {path!r}")
+    # Read once and bounded as every archive is (a torch file is a zip archive), each entry expanded no further than
+    # it declares, before torch reads the bytes checked: tensors and plain containers only (weights_only).
+    raw = read_bytes(path, ARCHIVE_BYTES, "policy file")
+    name = f"{path!r} is not a torch policy file"
+    with bounded_archive(raw, name) as archive:
+        for entry in archive.namelist():
+            read_entry(archive, entry, name)
     try:
-        saved = torch.load(path, map_location="cpu", weights_only=True)
+        saved = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except Exception as err:  # torch raises many types on a file it cannot read; the caller needs one message
         raise ValueError(f"{path!r} could not be read as a torch policy file: {err}") from err
     if not isinstance(saved, dict) or saved.get("format") != FORMAT:

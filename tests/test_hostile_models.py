@@ -197,13 +197,16 @@ def _npz_bomb(source: str, kind: str) -> bytes:
     ("an array declaring gigabytes", "expands to 2,147,483,648 bytes; an entry read here expands to at most"),
     ("too many entries", "entries; an archive read here holds at most 1,000"),
 ])
-@pytest.mark.parametrize("reader", ["policy weights", "belief weights"])
+@pytest.mark.parametrize("reader", ["policy weights", "belief weights", "torch policy"])
 def test_a_weights_archive_past_a_bound_is_refused_by_each_reader(reader, kind, message, tmp_path):
-    source, load = {"policy weights": (numpy_policy.SHIPPED["ppo"], agents.load),
-                    "belief weights": (SHIPPED_BELIEF["belief-v1"], lambda path: NetworkModel(path))}[reader]
-    path = tmp_path / "bomb.npz"
+    if reader == "torch policy":
+        pytest.importorskip("torch")
+    source, load, name = {"policy weights": (numpy_policy.SHIPPED["ppo"], agents.load, "bomb.npz"),
+                          "belief weights": (SHIPPED_BELIEF["belief-v1"], NetworkModel, "bomb.npz"),
+                          "torch policy": (numpy_policy.SHIPPED["ppo"], agents.load, "bomb.pt")}[reader]
+    path = tmp_path / name
     path.write_bytes(_npz_bomb(source, kind))
-    with pytest.raises(ValueError, match=f"bomb.npz' is not .*{re.escape(message)}"):
+    with pytest.raises(ValueError, match=f"{name}' is not .*{re.escape(message)}"):
         load(str(path))
 
 
