@@ -1,6 +1,6 @@
 """The README and docs/: the README stays a two-minute read (under 8 KB), its gym.make loop runs and prints what
-the README says it prints, its two commands are the ones CI runs, every link lands, and nothing points outside the
-repository."""
+the README says it prints, so does docs/env.md's player's view example, the README's two commands are the ones CI
+runs, every link lands, and nothing points outside the repository."""
 
 from __future__ import annotations
 
@@ -40,6 +40,20 @@ def test_readme_is_short_and_its_loop_runs():
         exec(compile(loop, "README.md", "exec"), namespace)
     assert namespace["done"] and namespace["info"]["outcome"]["kind"] in ("knock", "gin", "big_gin", "dead")
     shown = re.search(r"It prints:\n\n```\n(.*?)```", text, re.S).group(1)
+    assert printed.getvalue() == shown
+
+
+def test_the_player_view_example_of_env_md_runs_and_prints_what_the_page_says():
+    """docs/env.md, "The player's view": the learner's ``PlayerView`` of a running ``GinRummy-v0`` and worlds drawn
+    from it, through ``env.unwrapped``. The snippet reads one view, the learner's, and never the real hand."""
+    page = _read(os.path.join(ROOT, "docs", "env.md"))
+    section = page.split("## The player's view\n", 1)[1].split("\n## ", 1)[0]
+    snippet, shown = re.search(r"```python\n(.*?)```\n\nprints\n\n```text\n(.*?)```", section, re.S).groups()
+    assert ".state" not in snippet and snippet.count("agent_view(game.learner)") == snippet.count("agent_view(") == 1
+    namespace: dict = {}
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(snippet, "docs/env.md", "exec"), namespace)
     assert printed.getvalue() == shown
 
 
