@@ -102,7 +102,7 @@ def test_pettingzoo_episode_ends(rules, episode):
         if terminated or truncated:
             aec.step(None)
             continue
-        v = observation.view(aec.state, int(agent[-1]))
+        v = observation.view(aec.unwrapped.state, int(agent[-1]))
         aec.step(looping_action(v.legal_actions, v.phase, v.taken))
     assert not aec.agents, "the episode did not end"
     assert all(o["outcome"]["capped"] for o in outcomes)

@@ -135,8 +135,8 @@ def test_races_for_gin_once_it_waits_for_it():
 
 
 def test_expert_beats_simple_over_a_short_duplicate_run():
-    """The true match win rate is about 0.77 (README, "Results under the EAAI rules"); 0.55 is more than four
-    standard errors below it for 40 duplicate matches, so this bound is safe for any seed."""
+    """The true match win rate is about 0.77 (docs/evaluation.md, "Results under the EAAI rules"); 0.55 is more than
+    four standard errors below it for 40 duplicate matches, so this bound is safe for any seed."""
     report = evaluate(["expert", "simple"], Rules.preset("eaai"), "matches", 40, seed=2024)
     assert report["pairs"][0]["a_match_win_rate"] >= 0.55
 

@@ -10,8 +10,9 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test  # noqa: E402
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper  # noqa: E402
 
-from gin_env.envs.pettingzoo import AGENTS, GinRummyAEC, env  # noqa: E402
+from gin_env.envs.pettingzoo import AGENTS, GinRummyAEC, env, raw_env  # noqa: E402
 from gin_env.game import actions, engine, match
 from gin_env.game.match_record import encode_record, seen_by  # noqa: E402
 from gin_env.game.observation import OBS_SIZE, RECORD_OBS_LAYOUT, RECORD_OBS_SIZE, encode, view  # noqa: E402
@@ -34,7 +35,29 @@ def test_api_test_passes(kwargs):
     assert {str(w.message) for w in caught} <= DICT_OBSERVATION_WARNINGS
 
 
-def play(aec: GinRummyAEC, seed: int, rng: np.random.Generator, knock_first: bool = False) -> list:
+def test_env_wraps_the_raw_env_as_pettingzoos_classic_envs_keeping_its_errors():
+    """``env()`` is ``raw_env`` (``GinRummyAEC``) in PettingZoo's order checks; where both check the same misuse the
+    env's own error stands (tests/test_bad_input.py), and the raw env passes the API test too."""
+    aec = env(players=3, render_mode="ansi")
+    assert isinstance(aec, OrderEnforcingWrapper) and type(aec.unwrapped) is raw_env is GinRummyAEC
+    assert aec.unwrapped.rules.players == 3
+    with pytest.raises(AttributeError, match="agents cannot be accessed before reset"):
+        aec.agents  # noqa: B018
+    assert aec.render() == "(no hand dealt: call reset())"
+    with pytest.raises(NotImplementedError, match=r"env\.unwrapped\.state"):
+        aec.state()
+    aec.reset(seed=0)
+    loop = iter(aec.agent_iter())
+    next(loop)
+    with pytest.raises(AssertionError, match="need to call step"):  # a loop that neither steps nor resets
+        next(loop)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(raw_env(), num_cycles=200)
+    assert {str(w.message) for w in caught} <= DICT_OBSERVATION_WARNINGS
+
+
+def play(aec: OrderEnforcingWrapper, seed: int, rng: np.random.Generator, knock_first: bool = False) -> list:
     """Random masked play until every agent is done; the trace of (agent, obs, reward, terminated, info).
     With ``knock_first``, any legal knock is taken, so that hands end in knocks, gins and undercuts too."""
     aec.reset(seed=seed)
@@ -56,19 +79,20 @@ def play(aec: GinRummyAEC, seed: int, rng: np.random.Generator, knock_first: boo
 def test_observations_masks_and_turns_follow_the_engine():
     aec = env()
     aec.reset(seed=3)
+    raw = aec.unwrapped  # the raw env: its engine state (the wrapper's state() is PettingZoo's global state)
     rng = np.random.default_rng(3)
     for _ in range(200):
         agent = aec.agent_selection
         if aec.terminations[agent]:
             break
         p = AGENTS.index(agent)
-        assert aec.state.current == p
+        assert raw.state.current == p
         obs = aec.observe(agent)
         other = aec.observe(AGENTS[1 - p])
         assert obs["observation"].dtype == np.float32 and obs["observation"].shape == (OBS_SIZE,)
         assert obs["action_mask"].dtype == np.int8
-        np.testing.assert_array_equal(obs["action_mask"], engine.legal_mask(aec.state).astype(np.int8))
-        np.testing.assert_array_equal(obs["observation"], encode(view(aec.state, p)))
+        np.testing.assert_array_equal(obs["action_mask"], engine.legal_mask(raw.state).astype(np.int8))
+        np.testing.assert_array_equal(obs["observation"], encode(view(raw.state, p)))
         assert not other["action_mask"].any()
         legal = np.flatnonzero(obs["action_mask"])
         aec.step(int(legal[rng.integers(legal.size)]))
@@ -83,7 +107,7 @@ def test_hand_rewards_are_zero_sum_points_and_both_agents_terminate():
         final = [t for t in trace if t[3]]
         assert {t[0] for t in final} == set(AGENTS)
         rewards = {t[0]: t[2] for t in final}
-        outcome = aec.state.outcome
+        outcome = aec.unwrapped.state.outcome
         kinds.add(outcome.kind)
         assert rewards["player_0"] == pytest.approx(outcome.player_points(0) / 100)
         assert rewards["player_0"] + rewards["player_1"] == 0
@@ -135,11 +159,11 @@ def test_with_the_match_record_each_agent_sees_its_seats_record_own_first(room):
     counted = set()
     for _ in aec.agent_iter():
         for other in aec.agents:
-            seat = aec.table.seat_of(aec._index[other]) if room else aec._index[other]
+            seat = aec.table.seat_of(aec.names.index(other)) if room else aec.names.index(other)
             record = seen_by(aec.table.game.record, seat)
             observation = aec.observe(other)["observation"]
             np.testing.assert_allclose(observation[RECORD_OBS_LAYOUT["record"]], encode_record(record), atol=1e-7)
-            np.testing.assert_array_equal(observation[:OBS_SIZE], encode(aec.table.agent_view(aec._index[other])))
+            np.testing.assert_array_equal(observation[:OBS_SIZE], encode(aec.table.agent_view(aec.names.index(other))))
             counted.update(i for i, n in enumerate(record) if n)
         obs, _, terminated, truncated, _ = aec.last()
         if terminated or truncated:

@@ -123,7 +123,7 @@ def test_r58_a_room_takes_its_turns_in_order_across_two_hands():
     aec.reset(seed=1)
     quick_knock = make_deck("AS 2S 3S 4H 5H 6H 7C 8C 9C KD", "TD JH QC KS 9D 8S 7H 5C 3D 4C", "2D")
     aec.table.deal(np.random.default_rng(1), deck=quick_knock, dealer=1)
-    aec.agent_selection = aec.names[aec.table.actor]
+    aec.unwrapped.agent_selection = aec.names[aec.table.actor]  # the raw env's: the wrapper only reads it
     order = []
 
     def act(label):

@@ -5,6 +5,7 @@ the tables (any ``table.protocol.GameTable``: two players, three and four player
 to PettingZoo's AEC API: agent names, ``agent_selection``, per-agent observations with action masks, and the
 reward, termination and info dicts. Episode kinds, rewards, bonuses, infos, the turn order of a four-player deal's
 two pairings and text are the tables', the same as ``GinRummy-v0``'s; the argument checks are ``table.checks``'.
+As in PettingZoo's classic envs, :class:`raw_env` is the env and :func:`env` returns it wrapped.
 
 ``import gin_env`` never imports this module; ``import gin_env.envs.pettingzoo`` needs ``pettingzoo`` installed.
 """
@@ -30,6 +31,7 @@ from gin_env.table.formats import make_table, resolve_format
 from gin_env.table.protocol import AtTable, GameTable
 
 AECEnv = require("pettingzoo", "gin_env.envs.pettingzoo").AECEnv
+OrderEnforcingWrapper = require("pettingzoo.utils.wrappers", "gin_env.envs.pettingzoo").OrderEnforcingWrapper
 
 AGENTS = ("player_0", "player_1")
 _NO_ACTIONS = np.zeros(N_ACTIONS, dtype=np.int8)
@@ -43,11 +45,6 @@ def agent_names(players: int, room: tuple[int, int] | None) -> tuple[str, ...]:
     if room is not None:
         return tuple(f"seat_{s}_member_{m}" for s, k in enumerate(room) for m in range(k))
     return tuple(f"player_{seat}" for seat in range(players))
-
-
-def env(**kwargs) -> GinRummyAEC:
-    """A :class:`GinRummyAEC` (the PettingZoo ``env()`` convention); keyword arguments as its constructor."""
-    return GinRummyAEC(**kwargs)
 
 
 class GinRummyAEC(AtTable, AECEnv):
@@ -197,3 +194,44 @@ class GinRummyAEC(AtTable, AECEnv):
 
     def close(self) -> None:
         """Nothing to release: text rendering holds no window or file."""
+
+
+#: PettingZoo's name for the env class that ``env()`` wraps.
+raw_env = GinRummyAEC
+
+
+class OrderEnforcing(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with the env's own errors where both check the same misuse.
+
+    From PettingZoo's: ``agents``, ``agent_selection``, ``rewards``, ``terminations``, ``truncations``, ``infos`` and
+    ``num_agents`` before ``reset`` raise ``AttributeError``, ``agent_iter`` before ``reset`` and a loop over it
+    that neither steps nor resets raise ``AssertionError``. From the env: ``step``, ``last`` and ``observe`` before
+    ``reset``, and ``step`` and ``last`` once every agent is done, raise its ``RuntimeError`` saying to call
+    ``reset()``, where PettingZoo's raises ``AssertionError`` or (a step once every agent is done) only warns and
+    drops the action; ``render`` before ``reset`` says no hand is dealt, where PettingZoo's raises. The engine's
+    hand is ``unwrapped.state``: the wrapper's ``state()`` is PettingZoo's global state, which this env does not offer.
+    """
+
+    # The four calls below skip PettingZoo's checks before and after an episode: the env makes them itself.
+    def step(self, action) -> None:
+        self._has_updated = True  # agent_iter's check: this loop's turn stepped
+        self.env.step(action)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self.env.observe(agent)
+
+    def last(self, observe: bool = True):
+        return self.env.last(observe)
+
+    def render(self) -> str | None:
+        return self.env.render()
+
+    def state(self) -> np.ndarray:
+        # PettingZoo's would call the raw env's state, a HandState, and fail with "not callable".
+        raise NotImplementedError("this env has no global state() array; the hand in play is env.unwrapped.state")
+
+
+def env(**kwargs) -> OrderEnforcing:
+    """A :class:`raw_env` made with ``kwargs``, wrapped as PettingZoo's classic envs are, where their wrappers fit
+    (docs/pettingzoo.md): :class:`OrderEnforcing`. ``env(...).unwrapped`` is the :class:`raw_env`."""
+    return OrderEnforcing(raw_env(**kwargs))
