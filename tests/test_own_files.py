@@ -178,16 +178,22 @@ def _kill(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def test_a_run_folder_has_one_writer_and_a_killed_one_leaves_it_free(tmp_path, capsys):
-    pytest.importorskip("sb3_contrib")
+@pytest.mark.parametrize("trainer", ["gin-env train", "train_rllib.py"])
+def test_a_run_folder_has_one_writer_and_a_killed_one_leaves_it_free(trainer, tmp_path, capsys):
+    """Refused before a model is built or Ray started, naming the process that holds the folder."""
+    pytest.importorskip("sb3_contrib" if trainer == "gin-env train" else "ray")
+    from gin_env.training import rllib_loop
     from tests.test_train import TINY
 
     run = tmp_path / "run"
     holder = _holder("run", str(run))
     try:
         before = snapshot(tmp_path, times=True)
-        code = cli.main(["train", "--run-dir", str(run), *TINY])
-        line = assert_refused(code, capsys.readouterr().err, "gin-env train", f"--run-dir {run}")
+        if trainer == "gin-env train":
+            code = cli.main(["train", "--run-dir", str(run), *TINY])
+        else:
+            code = rllib_loop.main(["--run-dir", str(run), "--iterations", "1"], trainer)
+        line = assert_refused(code, capsys.readouterr().err, trainer, f"--run-dir {run}")
         assert f"process {holder.pid}" in line
         assert snapshot(tmp_path, times=True) == before
     finally:

@@ -221,7 +221,7 @@ def test_a_file_that_is_no_policy_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not a gin-env policy file"):
         load_policy(str(bad))
     (tmp_path / "text.pt").write_text("not torch")
-    with pytest.raises(ValueError, match="could not be read as a torch policy file"):
+    with pytest.raises(ValueError, match="is not a torch policy file: not a zip archive"):
         agents.load(str(tmp_path / "text.pt"))
     with pytest.raises(FileNotFoundError, match="no policy file"):
         agents.load(str(tmp_path / "missing.pt"))

@@ -6,13 +6,11 @@ are imported only after, inside the functions that train, so ``--help`` and a ba
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 
 from gin_env import agents
 from gin_env.files import atomic_path
@@ -21,7 +19,14 @@ from gin_env.game.rules import Rules
 from gin_env.optional import MissingExtra, require
 from gin_env.training.checks import check_args, check_run_folder
 from gin_env.training.config import Args, parse_args
-from gin_env.training.run_files import checkpoints_line, clear_run, hold_run_dir, run_files_in, save_run
+from gin_env.training.run_files import (
+    FolderRefused,
+    checkpoints_line,
+    clear_run,
+    locked_run_folder,
+    run_files_in,
+    save_run,
+)
 
 
 def new_model(env, args: Args, tensorboard_log: str | None = None):
@@ -89,25 +94,6 @@ def _start(args: Args, history: dict, env):
     return model, end
 
 
-class FolderRefused(ValueError):
-    """The run folder, refused when the run starts: another run holds its lock, or wrote there after the options
-    were checked."""
-
-
-@contextlib.contextmanager
-def _run_folder(args: Args) -> Iterator[dict]:
-    """Hold the run folder's lock (:func:`.run_files.hold_run_dir`) for the block; yields the history the run
-    continues, read under the lock with the folder checked again (:func:`.checks.check_run_folder`), since another
-    run may have written there after the options were checked. :class:`FolderRefused` for either problem."""
-    with contextlib.ExitStack() as stack:
-        try:
-            stack.enter_context(hold_run_dir(args.run_dir))
-            history = check_run_folder(args)
-        except ValueError as err:
-            raise FolderRefused(str(err)) from None
-        yield history
-
-
 def train(args: Args, checked: bool = False):
     """Run training as ``args`` say; returns the model. Writes everything under ``args.run_dir``, holding its lock.
 
@@ -117,7 +103,7 @@ def train(args: Args, checked: bool = False):
     if not checked:
         check_args(args)
     require("torch", "training")  # before the lock, which creates a new run folder
-    with _run_folder(args) as history:
+    with locked_run_folder(args.run_dir, lambda: check_run_folder(args)) as history:
         if args.overwrite:
             clear_run(args.run_dir)
         history.setdefault("args", []).append(dataclasses.asdict(args))

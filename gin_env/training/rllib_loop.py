@@ -38,7 +38,7 @@ from gin_env.optional import MissingExtra, require
 from gin_env.training.checks import MAX_SEED, check_ranges, load_agent
 from gin_env.training.config import parse_args
 from gin_env.training.opponents import parse_schedule
-from gin_env.training.run_files import check_run_dir, checkpoints_line, clear_run
+from gin_env.training.run_files import FolderRefused, check_run_dir, checkpoints_line, clear_run, locked_run_folder
 
 
 @dataclass
@@ -248,10 +248,17 @@ def refresh_snapshot(algo, slot: int) -> None:
 
 def train(args: RLlibArgs, league: dict | None = None) -> dict:
     """Run training as ``args`` say (Ray connected by the caller or here); returns the league record. Writes
-    everything under ``args.run_dir``. ``league`` is what :func:`check` returned for these ``args``; without it the
-    options are checked here (``ValueError`` before anything is written)."""
+    everything under ``args.run_dir``, holding its lock. ``league`` is what :func:`check` returned for these
+    ``args``; without it the options are checked here (``ValueError`` before anything is written). A run folder
+    another run holds is :class:`.run_files.FolderRefused`."""
     if league is None:
-        league = check(args)
+        check(args)
+    with locked_run_folder(args.run_dir, lambda: check(args)) as league:
+        return _train(args, league)
+
+
+def _train(args: RLlibArgs, league: dict) -> dict:
+    """The run of :func:`train`, its folder locked and ``league`` read under the lock."""
     from gin_env.interop import rllib
 
     ray = require("ray", "train_rllib.py")
@@ -353,6 +360,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     start = time.perf_counter()
     try:
         league = train(args, league)
+    except FolderRefused as err:
+        print(f"{prog}: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"training interrupted; {checkpoints_line(args.run_dir, (CHECKPOINT_DIR,))}", file=sys.stderr)
         return 130

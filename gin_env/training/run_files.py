@@ -16,12 +16,17 @@ Light: nothing here imports torch.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from gin_env.files import atomic_path, check_output_folder, read_text, same_file, write_json
 from gin_env.locks import held_lock
+
+T = TypeVar("T")
 
 #: What ``gin-env train`` writes in its run folder that a run replaces: its checkpoints, history and curve.
 RESULT_FILES = ("last.zip", "best.zip", "policy.zip", "history.json", "learning_curve.png")
@@ -83,6 +88,25 @@ def removed_paths(folder: str, names: tuple[str, ...] = RUN_FILES) -> list[str]:
             for inside, folders, names_inside in os.walk(path):
                 out.extend(os.path.join(inside, name) for name in folders + names_inside)
     return out
+
+
+class FolderRefused(ValueError):
+    """The run folder, refused when the run starts: another run holds its lock, or wrote there after the options
+    were checked."""
+
+
+@contextlib.contextmanager
+def locked_run_folder(folder: str, recheck: Callable[[], T]) -> Iterator[T]:
+    """Hold the run folder's lock (:func:`hold_run_dir`) for the block; yields what ``recheck()`` returns, called
+    under the lock (the folder checked again and the record the run continues read), since another run may have
+    written there after the options were checked. :class:`FolderRefused` for either problem."""
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(hold_run_dir(folder))
+            checked = recheck()
+        except ValueError as err:
+            raise FolderRefused(str(err)) from None
+        yield checked
 
 
 def hold_run_dir(folder: str):
