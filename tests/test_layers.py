@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import re
 
 import pytest
 
@@ -70,6 +71,21 @@ def layer(name: str) -> str | None:
 def test_every_module_belongs_to_a_layer():
     strays = sorted(name for name in MODULES if layer(name) not in (None, *LAYERS))
     assert not strays, f"modules outside the layers of docs/development.md: {strays}"
+
+
+def test_the_house_of_docs_development_names_every_module():
+    """The map of docs/development.md is the house as it is: every module is named on its layer's line."""
+    text = (REPO / "docs" / "development.md").read_text()
+    house = text[text.index("```\ncli"):]
+    house = house[:house.index("\n```")]
+    lines, current = {}, None
+    for row in house.splitlines()[1:]:
+        if not row.startswith(" "):
+            current = row.split()[0]
+        lines[current] = lines.get(current, "") + " " + row
+    unnamed = sorted(name for name in MODULES if layer(name) is not None and name.split(".")[-1] != layer(name)
+                     and not re.search(rf"\b{name.split('.')[-1]}\b", lines.get(layer(name), "")))
+    assert not unnamed, f"modules docs/development.md does not name on their layer's line: {unnamed}"
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if layer(n) is not None))
