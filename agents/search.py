@@ -219,7 +219,7 @@ class SearchAgent:
         self._opponent = SIMPLE if p.opponent == "simple" else \
             None if p.opponent in OPPONENT_MODELS else _guide_by_name(p.opponent)
         #: What the worlds are drawn by (``gin_env.belief.OpponentModel`` or ``NetworkModel``), made from ``belief``
-        #: and its weights; an experiment may put another model of that kind here (``benchmarks/search_sighted.py``
+        #: and its weights; an experiment may put another model of that kind here (``experiments/search_sighted.py``
         #: puts one that draws the real hidden cards).
         self.opponent_model = OpponentModel(p.shunned_weight, p.partner_weight, p.replay) \
             if p.belief == "heuristic" else NetworkModel(p.belief, p.replay)
@@ -352,7 +352,7 @@ class SearchAgent:
 
     def worlds(self, view: PlayerView, n: int, rng: np.random.Generator) -> HandBatch:
         """The ``n`` worlds one round of rollouts plays from: drawn by ``opponent_model``.
-        The place to draw them another way (``benchmarks/world_reweighting.py`` reweighs them)."""
+        The place to draw them another way (``experiments/world_reweighting.py`` reweighs them)."""
         return sample_batch(view, n, rng, model=self.opponent_model)
 
     def _rollout_values(self, view: PlayerView, candidates: list[int], n: int,

@@ -6,8 +6,8 @@
 The search plays P1 against ``--opponent`` on single hands, or with ``--games`` whole games to the rules' target,
 where its views carry the scores and the match record; every decision of the search is timed (forced moves
 too, since a game is made of them), and those it searched (``SearchAgent.searches``: rollouts were played) are also
-reported apart. ``--set KEY=VALUE`` overrides one ``SearchParams`` field, as in ``search_variants.py``. Run it on an
-idle core: the numbers are wall-clock times.
+reported apart. ``--set KEY=VALUE`` overrides one ``SearchParams`` field, read as in the agent name
+``search[KEY=VALUE]``. Run it on an idle core: the numbers are wall-clock times.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import argparse
 import time
 
 import numpy as np
-from search_variants import parse_setting
 
 from gin_env import agents
 from gin_env.agents.search import SearchAgent
@@ -70,13 +69,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rules", default="eaai", choices=sorted(PRESETS))
     parser.add_argument("--opponent", default="expert")
-    parser.add_argument("--set", type=parse_setting, action="append", default=[], dest="settings",
-                        help="KEY=VALUE: one SearchParams field (default: the search's defaults)")
+    parser.add_argument("--set", action="append", default=[], dest="settings", metavar="KEY=VALUE",
+                        help="one SearchParams field, as in the agent name search[KEY=VALUE] (default: the search's "
+                             "defaults)")
     args = parser.parse_args()
     if args.games is not None and Rules.preset(args.rules).target is None:
         parser.error(f"--games: the {args.rules} rules have no target; use --hands")
     rules = Rules.preset(args.rules, target=None)
-    search = SearchAgent(**dict(args.settings))
+    search = agents.load(f"search[{','.join(args.settings)}]" if args.settings else "search")
     opponent = agents.load(args.opponent)
     # The first decision compiles the batched engine's kernels and builds the game-win table: not timed.
     decision_times(search, opponent, rules, 1, args.seed + 1)

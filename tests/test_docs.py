@@ -21,7 +21,7 @@ PACKAGES = {"gin_env.agents": ROOT / "agents", "gin_env": ROOT / "gin_env"}
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 DOTTED = re.compile(r"(?<![\w.])gin_env(?:\.\w+)+")
 #: Paths under the repository's own folders, as pages cite them (``agents/expert.py``, ``tests/data/``).
-PATH = re.compile(r"(?<![\w./-])((?:gin_env|agents|benchmarks|tests|docs|\.ci)/[\w./-]*\w)")
+PATH = re.compile(r"(?<![\w./-])((?:gin_env|agents|benchmarks|experiments|tests|docs|\.ci)/[\w./-]*\w)")
 FORBIDDEN = {
     "a shared folder outside the repository": re.compile(r"\.\./shared"),
     "an issue or pull request number": re.compile(r"\b(?:issues?|PRs?|pull requests?)\s+#?\d+|(?<![\w&/#])#\d+\b",

@@ -1,6 +1,6 @@
 """The PettingZoo env in the formats of docs/rules.md section 15: the API test, seeded random play under every
-preset with every step checked (tests/formats_play.py), rewards and bonuses (R53, R56, R57), seeds, and a room's turn
-order across two hands (R58)."""
+preset with every step checked (the play of benchmarks/formats_random_play.py), rewards and bonuses (R53, R56, R57),
+seeds, and a room's turn order across two hands (R58)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,22 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test  # noqa: E402
 
+from benchmarks.formats_random_play import FORMATS, play_game, reached_target  # noqa: E402
 from gin_env.envs.pettingzoo import env  # noqa: E402
-from gin_env.game import actions, three_players
+from gin_env.game import actions, four_players, three_players
 from gin_env.game.rules import Rules  # noqa: E402
-from tests.formats_play import FORMATS, deal_sequence, play_game, reached_target  # noqa: E402
 from tests.scripted import PRESETS, make_deck  # noqa: E402
 from tests.test_pettingzoo import DICT_OBSERVATION_WARNINGS  # noqa: E402
 
 #: Games per format and preset here; benchmarks/formats_random_play.py plays 500 (docs/formats.md has its numbers).
 GAMES = 3
+
+
+def deal_sequence(game) -> list:
+    """What identifies a played game: its hands' (deals') outcomes in order."""
+    if isinstance(game, four_players.FourState):
+        return [(d.number, d.net, tuple(o.kind for o in d.outcomes)) for d in game.history]
+    return [(getattr(h, "seats", None), getattr(h, "outcome", h)) for h in game.history]
 
 
 @pytest.mark.parametrize("episode", ["hand", "match"])
@@ -94,8 +101,6 @@ def test_three_player_rewards_and_bonuses_follow_the_seats():
 def test_four_player_rewards_are_the_netted_deal_and_team_bonuses():
     """R56, R57: each deal's netted result to both partners, its negative to both opponents; the team bonus at the
     end; so each seat's rewards sum to its team's final total less the other's."""
-    from gin_env.game import four_players
-
     aec = env(players=4, episode="match")
     result = play_game(aec, 9, np.random.default_rng(9))
     game = result["game"]

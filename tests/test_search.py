@@ -201,7 +201,7 @@ def test_the_guide_may_be_any_exported_policy(tmp_path):
 
 
 def test_the_rollouts_play_from_the_worlds_the_worlds_method_gives():
-    """``SearchAgent.worlds`` is where a search draws the worlds it rolls out (a benchmark reweighs them there): a
+    """``SearchAgent.worlds`` is where a search draws the worlds it rolls out (an experiment reweighs them there): a
     search handed the real state through it rolls out that state, in every sample."""
     rules = Rules.preset("eaai")
     cases = [(s, v) for s, v in seeded_views(rules, 21, 3) if SearchAgent(**FAST).searches(v)][:4]

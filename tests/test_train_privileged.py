@@ -162,8 +162,8 @@ def test_a_privileged_model_resumes_only_with_its_critic(plain, tmp_path):
 
 
 def test_the_kept_checkpoint_has_a_privileged_critic_and_plays_the_plain_view():
-    """docs/iteration.md resumes the privileged run from ``benchmarks/checkpoints/privileged_ppo.zip``."""
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "checkpoints",
+    """docs/iteration.md resumes the privileged run from ``experiments/checkpoints/privileged_ppo.zip``."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "experiments", "checkpoints",
                         "privileged_ppo.zip")
     model = ppo.read_model(path, "the test")
     assert widen.is_privileged(model) and model.observation_space.shape == (OBS_SIZE + PRIVILEGED_SIZE,)

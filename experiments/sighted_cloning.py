@@ -5,9 +5,10 @@ hands the opponent really holds there, the true distribution of the hidden cards
 the fair search averages over worlds drawn from its own model. Expert iteration cloned the fair search and stayed
 level with its guide (docs/iteration.md); this asks whether the sighted teacher's labels carry more.
 
-    python benchmarks/sighted_cloning.py collect --run-dir runs/sighted --hands 12000 [--workers 2] [--fair]
-    python benchmarks/sighted_cloning.py learn --run-dir runs/sighted [--epochs 2 --lr 1e-4]
-    python benchmarks/sighted_cloning.py agreement --run-dir runs/sighted --network runs/sighted/network-e2-lr0.0001.npz
+    python experiments/sighted_cloning.py collect --run-dir runs/sighted --hands 12000 [--workers 2] [--fair]
+    python experiments/sighted_cloning.py learn --run-dir runs/sighted [--epochs 2 --lr 1e-4]
+    python experiments/sighted_cloning.py agreement --run-dir runs/sighted \\
+        --network runs/sighted/network-e2-lr0.0001.npz
     gin-env evaluate runs/sighted/network-e2-lr0.0001.npz expert --rules eaai --matches 1000 --seed 11
 
 ``collect`` plays ``--hands`` eaai hands, a third against each of ``ppo-v5``, the expert and simple, with the

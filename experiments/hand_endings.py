@@ -1,6 +1,6 @@
 """How hands end between agents: gins, knocks and undercuts by seat, over duplicate single-hand deals.
 
-    python benchmarks/hand_endings.py ppo expert --against simple [--rules eaai] [--deals 300] [--seed 1]
+    python experiments/hand_endings.py ppo expert --against simple [--rules eaai] [--deals 300] [--seed 1]
 
 Each deal is played twice with the seats swapped (as ``evaluate.py`` does), and every hand's outcome is counted
 from the first agent's side: its gins, its knocks (and how many of those were undercut), the opponent's gins, the

@@ -1,7 +1,7 @@
 """One variant of the search agent against another agent on duplicate deals or matches: the numbers its tuning
 (docs/search.md) compared.
 
-    python benchmarks/search_variants.py [--deals 300 | --matches N] [--seed 8] [--against expert]
+    python experiments/search_variants.py [--deals 300 | --matches N] [--seed 8] [--against expert]
                                          [--set samples=96 --set replay=0.5 ...]
 
 ``--set KEY=VALUE`` overrides one ``SearchParams`` field (a number, True / False, None, or text such as
@@ -15,25 +15,9 @@ import argparse
 import time
 
 from gin_env import agents
-from gin_env.agents.search import SearchAgent
 from gin_env.evaluation.duel import play_games
 from gin_env.evaluation.stats import pair_stats
 from gin_env.game.rules import PRESETS, Rules
-
-
-def parse_setting(text: str) -> tuple[str, float | int | bool | str]:
-    key, sep, value = text.partition("=")
-    if not sep:
-        raise argparse.ArgumentTypeError(f"--set wants KEY=VALUE, got {text!r}")
-    if value in ("True", "False"):
-        return key, value == "True"
-    if value == "None":
-        return key, None
-    try:
-        number = float(value)
-    except ValueError:
-        return key, value
-    return key, int(number) if number.is_integer() and "." not in value else number
 
 
 def main() -> None:
@@ -44,18 +28,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--rules", default="eaai", choices=sorted(PRESETS))
     parser.add_argument("--against", default="expert")
-    parser.add_argument("--set", type=parse_setting, action="append", default=[], dest="settings")
+    parser.add_argument("--set", action="append", default=[], dest="settings", metavar="KEY=VALUE",
+                        help="one SearchParams field, as in the agent name search[KEY=VALUE]")
     args = parser.parse_args()
-    settings = dict(args.settings)
+    name = f"search[{','.join(args.settings)}]" if args.settings else "search"
     rules = Rules.preset(args.rules)
     n = args.matches if args.matches is not None else args.deals
     if args.matches is None:
         rules = rules.replace(target=None)
     start = time.perf_counter()
-    stats = pair_stats(play_games(rules, SearchAgent(**settings), agents.load(args.against), args.seed, range(n)))
+    stats = pair_stats(play_games(rules, agents.load(name), agents.load(args.against), args.seed, range(n)))
     low, high = stats["a_points_per_hand_ci95"]
     mode = "matches" if args.matches is not None else "deals"
-    print(f"search {settings or 'default'} vs {args.against}, {n} duplicate {mode}, seed {args.seed}: "
+    print(f"{name} vs {args.against}, {n} duplicate {mode}, seed {args.seed}: "
           f"{stats['a_points_per_hand']:+.2f} [{low:+.2f}, {high:+.2f}] points/hand, "
           f"match win {stats['a_match_win_rate']:.1%}, duplicate win {stats['a_duplicate_win_rate']:.1%}, "
           f"{stats['hands']} hands, {time.perf_counter() - start:.0f} s")

@@ -2,7 +2,7 @@
 gives it, averaged over worlds and views, for the uniform draw, ``OpponentModel()`` (the search's heuristic) and a
 belief network, by the opponent's name. Prints a markdown table (docs/belief.md).
 
-    python benchmarks/belief_accuracy.py [--network belief-v1] [--games 40] [--worlds 32] [--seed 31337]
+    python experiments/belief_accuracy.py [--network belief-v1] [--games 40] [--worlds 32] [--seed 31337]
 
 The views: duplicate eaai games of the agent ``--viewer`` against each of ``--opponents``, the viewer's view at one
 decision in ``EVERY`` while the opponent hides at least one card. ``--seed`` should be one the network never trained

@@ -1,4 +1,4 @@
-"""The duplicate eaai matches the search benchmarks play (``search_sighted.py``, ``world_reweighting.py``): pieces of
+"""The duplicate eaai matches the search experiments play (``search_sighted.py``, ``world_reweighting.py``): pieces of
 games on a pool of workers with a bar (``gin_env.evaluation.runner``), and the line that sums them up."""
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ worlds as the search plays, then resample them by
   band (:data:`EDGES`), over the share of the drawn worlds in that band: the worlds' deadwood then follows the
   network's.
 
-    python benchmarks/world_reweighting.py fit --out runs/deadwood_net.npz [--games 6000] [--workers 2]
-    python benchmarks/world_reweighting.py calibration --deadwood-net runs/deadwood_net.npz [--games 10]
-    python benchmarks/world_reweighting.py play --reweight deadwood --deadwood-net runs/deadwood_net.npz \\
+    python experiments/world_reweighting.py fit --out runs/deadwood_net.npz [--games 6000] [--workers 2]
+    python experiments/world_reweighting.py calibration --deadwood-net runs/deadwood_net.npz [--games 10]
+    python experiments/world_reweighting.py play --reweight deadwood --deadwood-net runs/deadwood_net.npz \\
         [--search "search[guide=exit,opponent=ppo,belief=belief-v1]"] [--opponent ppo] [--matches 1000] [--seed 11]
 
 ``fit`` plays ``gin-env train-belief``'s games (its players, eaai, seed 5, a quarter of the decisions) and fits the

@@ -1,6 +1,6 @@
 """How each style agent of the gauntlet plays against the expert: the table of docs/agents.md.
 
-    python benchmarks/styles.py [--against expert] [--rules standard] [--deals 150] [--seed 1]
+    python experiments/styles.py [--against expert] [--rules standard] [--deals 150] [--seed 1]
 
 Each deal is played twice with the seats swapped (as ``gin-env evaluate`` does). From each style's side: the share of
 hands it knocks (gin included), its knocks short of gin and the share of those undercut, the mean deadwood it knocks

@@ -8,8 +8,8 @@ candidate out and records its mean value. Over many decisions with the same view
 of each candidate under the hidden cards the opponent really holds there: a target a network might learn where it
 cannot learn one sighted choice.
 
-    python benchmarks/value_distillation.py collect --run-dir runs/values --hands 6000 [--workers 2]
-    python benchmarks/value_distillation.py learn --run-dir runs/values [--temperature 4]
+    python experiments/value_distillation.py collect --run-dir runs/values --hands 6000 [--workers 2]
+    python experiments/value_distillation.py learn --run-dir runs/values [--temperature 4]
     gin-env evaluate runs/values/network-softmax-e3-lr0.0001-t4-k1.npz expert --rules eaai --matches 1000 --seed 11
 
 ``collect`` plays ``--hands`` eaai hands, a third against each of ``ppo-v5``, the expert and simple, ``exit-v1``

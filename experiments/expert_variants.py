@@ -1,7 +1,7 @@
 """The expert's tuning table (docs/expert.md): variants of ``ExpertParams`` against simple (or against the default
 expert) in duplicate matches, one row each.
 
-    python benchmarks/expert_variants.py [--matches 1000] [--seed 100] [--rules eaai] [--only NAME ...]
+    python experiments/expert_variants.py [--matches 1000] [--seed 100] [--rules eaai] [--only NAME ...]
 
 Every variant the current code can express is listed in ``VARIANTS``; the match win rate is the variant's, with its
 95% interval, over duplicate matches to the rules' target (``gin_env.evaluation.duel.play_duplicate``).

@@ -2,7 +2,7 @@
 real hidden cards (the stock order still drawn at random), against an opponent, on duplicate eaai matches. Prints the
 match win rate with its 95% interval and the points per hand (docs/search.md, a learned belief).
 
-    python benchmarks/search_sighted.py [--search "search[guide=exit,opponent=ppo]"] [--opponent ppo]
+    python experiments/search_sighted.py [--search "search[guide=exit,opponent=ppo]"] [--opponent ppo]
                                         [--matches 1000] [--seed 11] [--workers 2] [--fair | --disagreements]
 
 The search is told the truth through its opponent model: :class:`Sighted` weighs the opponent's real hidden cards
