@@ -1,6 +1,7 @@
 """One writer at a time: :func:`held_lock` holds a lock file for a ``with`` block and refuses a second process in
-one line that names the holder. The system releases a lock when its process ends, however it ends, so a killed
-command leaves nothing locked; the next holder takes over the file it left.
+one line that names the holder, and :func:`holding` checks again under the lock what the command checked before.
+The system releases a lock when its process ends, however it ends, so a killed command leaves nothing locked; the
+next holder takes over the file it left.
 
 ``gin-env train``, ``gin-env iterate`` and ``train_rllib.py`` lock their run folder, ``gin-env dataset`` the id it
 writes.
@@ -11,6 +12,9 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+T = TypeVar("T")
 
 #: The most bytes of a lock file read back: the process id its holder wrote there.
 LOCK_HOLDER_LIMIT = 32
@@ -62,6 +66,25 @@ def held_lock(path: str | os.PathLike, busy: Callable[[str], str]) -> Iterator[N
                     os.unlink(path)
             return
     raise ValueError(busy("another process"))
+
+
+class Refused(ValueError):
+    """A lock another process holds, or what was checked found changed once the lock is held: the command stops in
+    one line, before its work."""
+
+
+@contextlib.contextmanager
+def holding(lock: contextlib.AbstractContextManager, recheck: Callable[[], T]) -> Iterator[T]:
+    """Hold ``lock`` (a :func:`held_lock`) for the ``with`` block and yield ``recheck()``, called under it: what the
+    command checked before may have changed until then (another run wrote there). :class:`Refused` when the lock is
+    held elsewhere or ``recheck`` raises ``ValueError`` or ``OSError``; errors of the block itself pass as they are."""
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(lock)
+            checked = recheck()
+        except (ValueError, OSError) as err:
+            raise Refused(str(err)) from None
+        yield checked
 
 
 def _holder(file) -> str:

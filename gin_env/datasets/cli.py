@@ -4,7 +4,6 @@ dataset's id and its place are checked before the first game; the dataset appear
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import re
 import sys
@@ -12,7 +11,7 @@ import time
 
 import gymnasium as gym
 
-from gin_env import agents, datasets, files
+from gin_env import agents, datasets, files, locks
 from gin_env.arguments import ArgumentParser, at_least
 from gin_env.datasets import collect
 from gin_env.datasets.episodes import Collection
@@ -123,14 +122,13 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     removed = minari_files.remove_leftovers(root)
     if removed:
         print(f"removed {len(removed)} temporary folder(s) that killed gin-env dataset runs left in {root}")
-    with contextlib.ExitStack() as held:
-        try:
-            held.enter_context(minari_files.id_lock(root, dataset_id))
-            minari_files.check_free(root, dataset_id)  # another run may have written the id since the checks
-        except (ValueError, OSError) as err:
-            print(f"{prog}: error: {err}", file=sys.stderr)
-            return 2
-        return _write(args, collection, dataset_id, root, prog)
+    try:
+        # Another run may have written the id since the checks: its place is checked again under the lock.
+        with locks.holding(minari_files.id_lock(root, dataset_id), lambda: minari_files.check_free(root, dataset_id)):
+            return _write(args, collection, dataset_id, root, prog)
+    except locks.Refused as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 2
 
 
 def _write(args: argparse.Namespace, collection: Collection, dataset_id: str, root: str, prog: str) -> int:

@@ -30,14 +30,13 @@ measure.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import time
 
 import gymnasium as gym
 
-from gin_env import files
+from gin_env import files, locks
 from gin_env.agents import model_archive
 from gin_env.game.rules import Rules
 from gin_env.optional import MissingExtra
@@ -45,7 +44,7 @@ from gin_env.training import iteration_options as options
 from gin_env.training.iteration_curve import write_curve
 from gin_env.training.iteration_options import GUIDE, STATE_FILE, IterateArgs, names, stream_seed
 from gin_env.training.opponents import parse_schedule
-from gin_env.training.run_files import hold_run_dir, read_history
+from gin_env.training.run_files import locked_run_folder, read_history
 
 #: The seed streams of the stages (:func:`.iteration_options.stream_seed`); the measure's is the same every
 #: generation, so generations are measured on the same deals.
@@ -258,17 +257,15 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         print(f"{prog}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     start = time.perf_counter()
-    with contextlib.ExitStack() as held:
-        try:
-            held.enter_context(hold_run_dir(args.run_dir))
-        except ValueError as err:  # another run writes there
-            print(f"{prog}: error: {err}", file=sys.stderr)
-            return 2
-        try:
+    try:
+        with locked_run_folder(args.run_dir, lambda: state):
             run(args, state)
-        except KeyboardInterrupt:
-            print(f"{prog}: interrupted; the finished stages stay in {args.run_dir}: carry on with "
-                  f"gin-env iterate --run-dir {args.run_dir} --resume", file=sys.stderr)
-            return 130
+    except locks.Refused as err:  # another run writes there
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; the finished stages stay in {args.run_dir}: carry on with "
+              f"gin-env iterate --run-dir {args.run_dir} --resume", file=sys.stderr)
+        return 130
     print(f"generation {args.generations} measured; {time.perf_counter() - start:.0f} s")
     return 0

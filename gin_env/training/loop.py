@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 
-from gin_env import agents
+from gin_env import agents, locks
 from gin_env.files import atomic_path
 from gin_env.game.observation import observation_parts
 from gin_env.game.rules import Rules
@@ -20,7 +20,6 @@ from gin_env.optional import MissingExtra, require
 from gin_env.training.checks import check_args, check_run_folder
 from gin_env.training.config import Args, parse_args
 from gin_env.training.run_files import (
-    FolderRefused,
     checkpoints_line,
     clear_run,
     locked_run_folder,
@@ -99,7 +98,7 @@ def train(args: Args, checked: bool = False):
 
     ``checked``: :func:`.checks.check_args` has passed for these ``args``; else the options are checked here, and a
     bad one raises ``ValueError`` before anything is written. A run folder another run holds is
-    :class:`FolderRefused`."""
+    :class:`gin_env.locks.Refused`."""
     if not checked:
         check_args(args)
     require("torch", "training")  # before the lock, which creates a new run folder
@@ -148,7 +147,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     start = time.perf_counter()
     try:
         model = train(args, True)
-    except FolderRefused as err:
+    except locks.Refused as err:
         print(f"{prog}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -32,13 +32,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+from gin_env import locks
 from gin_env.files import read_text, temporary_name, write_json
 from gin_env.game.rules import PRESETS, unknown_preset
 from gin_env.optional import MissingExtra, require
 from gin_env.training.checks import MAX_SEED, check_ranges, load_agent
 from gin_env.training.config import parse_args
 from gin_env.training.opponents import parse_schedule
-from gin_env.training.run_files import FolderRefused, check_run_dir, checkpoints_line, clear_run, locked_run_folder
+from gin_env.training.run_files import check_run_dir, checkpoints_line, clear_run, locked_run_folder
 
 
 @dataclass
@@ -246,12 +247,13 @@ def refresh_snapshot(algo, slot: int) -> None:
                                              local_env_runner=True)
 
 
-def train(args: RLlibArgs, league: dict | None = None) -> dict:
+def train(args: RLlibArgs, checked: bool = False) -> dict:
     """Run training as ``args`` say (Ray connected by the caller or here); returns the league record. Writes
-    everything under ``args.run_dir``, holding its lock. ``league`` is what :func:`check` returned for these
-    ``args``; without it the options are checked here (``ValueError`` before anything is written). A run folder
-    another run holds is :class:`.run_files.FolderRefused`."""
-    if league is None:
+    everything under ``args.run_dir``, holding its lock. ``checked``: :func:`check` has passed for these ``args``;
+    else the options are checked here (``ValueError`` before anything is written, the run folder too). The options
+    are checked again under the lock, and the league read there; a run folder another run holds is
+    :class:`gin_env.locks.Refused`."""
+    if not checked:
         check(args)
     with locked_run_folder(args.run_dir, lambda: check(args)) as league:
         return _train(args, league)
@@ -353,14 +355,14 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     prog = prog or "train_rllib.py"
     args = parse_args(argv, prog, RLlibArgs, __doc__.split("\n\n")[0])
     try:
-        league = check(args)
+        check(args)
     except (ValueError, MissingExtra) as err:
         print(f"{prog}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     start = time.perf_counter()
     try:
-        league = train(args, league)
-    except FolderRefused as err:
+        league = train(args, True)
+    except locks.Refused as err:
         print(f"{prog}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -16,15 +16,14 @@ Light: nothing here imports torch.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TypeVar
 
+from gin_env import locks
 from gin_env.files import atomic_path, check_output_folder, read_text, same_file, write_json
-from gin_env.locks import held_lock
 
 T = TypeVar("T")
 
@@ -90,30 +89,19 @@ def removed_paths(folder: str, names: tuple[str, ...] = RUN_FILES) -> list[str]:
     return out
 
 
-class FolderRefused(ValueError):
-    """The run folder, refused when the run starts: another run holds its lock, or wrote there after the options
-    were checked."""
-
-
-@contextlib.contextmanager
-def locked_run_folder(folder: str, recheck: Callable[[], T]) -> Iterator[T]:
-    """Hold the run folder's lock (:func:`hold_run_dir`) for the block; yields what ``recheck()`` returns, called
-    under the lock (the folder checked again and the record the run continues read), since another run may have
-    written there after the options were checked. :class:`FolderRefused` for either problem."""
-    with contextlib.ExitStack() as stack:
-        try:
-            stack.enter_context(hold_run_dir(folder))
-            checked = recheck()
-        except ValueError as err:
-            raise FolderRefused(str(err)) from None
-        yield checked
+def locked_run_folder(folder: str, recheck: Callable[[], T]):
+    """Hold the run folder's lock (:func:`hold_run_dir`) for a ``with`` block, which gets what ``recheck()`` returns,
+    called under the lock (the folder checked again and the record the run continues read), since another run may
+    have written there after the options were checked: :func:`gin_env.locks.holding`, whose
+    :class:`gin_env.locks.Refused` stops the run for either problem."""
+    return locks.holding(hold_run_dir(folder), recheck)
 
 
 def hold_run_dir(folder: str):
     """The run folder's lock (:func:`gin_env.locks.held_lock` on :data:`RUN_LOCK`), held by a ``with`` block while
     a run writes there; the folder is created first when new (its parent exists: :func:`check_run_dir`)."""
     os.makedirs(folder, exist_ok=True)
-    return held_lock(os.path.join(folder, RUN_LOCK),
+    return locks.held_lock(os.path.join(folder, RUN_LOCK),
                      lambda holder: f"--run-dir {folder}: another run ({holder}) is writing to it; wait for it to "
                                     "end, or choose another --run-dir")
 
