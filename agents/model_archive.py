@@ -104,8 +104,7 @@ def read(path: str) -> ModelFile:
         text = files.read_entry(archive, DATA_ENTRY, name, DATA_BYTES)
         for entry in archive.namelist():
             if entry.endswith(TORCH_SUFFIX):  # torch reads each as an archive: bounded as one
-                with files.bounded_archive(files.read_entry(archive, entry, name), f"{name}: its entry {entry!r}"):
-                    pass
+                files.check_archive(files.read_entry(archive, entry, name), f"{name}: its entry {entry!r}")
     try:
         data = json.loads(text.decode("utf-8"))
     except (ValueError, RecursionError) as err:  # not UTF-8 or not JSON, or nested past Python's stack

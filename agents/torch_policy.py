@@ -15,7 +15,7 @@ import numpy as np
 
 from gin_env.agents.params import check_flag
 from gin_env.agents.ppo import PolicyAgent
-from gin_env.files import ARCHIVE_BYTES, atomic_write, bounded_archive, read_bytes, read_entry
+from gin_env.files import ARCHIVE_BYTES, atomic_write, check_archive, read_bytes
 from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE
 from gin_env.optional import require
@@ -83,10 +83,7 @@ def load_policy(path: str, deterministic: bool = True) -> TorchPolicyAgent:
     # Read once and bounded as every archive is (a torch file is a zip archive), each entry expanded no further than
     # it declares, before torch reads the bytes checked: tensors and plain containers only (weights_only).
     raw = read_bytes(path, ARCHIVE_BYTES, "policy file")
-    name = f"{path!r} is not a torch policy file"
-    with bounded_archive(raw, name) as archive:
-        for entry in archive.namelist():
-            read_entry(archive, entry, name)
+    check_archive(raw, f"{path!r} is not a torch policy file")
     try:
         saved = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except Exception as err:  # torch raises many types on a file it cannot read; the caller needs one message

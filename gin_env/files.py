@@ -298,6 +298,15 @@ def read_entry(archive: zipfile.ZipFile, entry: str, name: str, limit: int = ARC
     return b"".join(chunks)
 
 
+def check_archive(data: bytes, name: str) -> None:
+    """``ValueError`` naming ``name`` unless the zip archive in ``data`` is within :func:`bounded_archive`'s bounds
+    and each of its entries expands to no more than it declares (:func:`read_entry`): the check before a reader
+    that takes the archive whole (torch's) is given it."""
+    with bounded_archive(data, name) as archive:
+        for entry in archive.namelist():
+            read_entry(archive, entry, name)
+
+
 def _npy_header(member) -> tuple[tuple, bool, np.dtype]:
     """(shape, Fortran order, dtype) from the header of the ``.npy`` array that the open file ``member`` starts with."""
     version = np.lib.format.read_magic(member)
@@ -345,7 +354,8 @@ def npz_arrays(path: str, headers: Mapping[str, tuple[tuple, np.dtype]], what: s
                     raise ValueError(f"the array {key} changed after its header was checked")
                 if math.prod(shape) * dtype.itemsize > len(data) - member.tell():
                     raise ValueError(f"the array {key} holds fewer bytes than its shape {shape} needs")
-                arrays[key] = np.lib.format.read_array(io.BytesIO(data), allow_pickle=False)
+                member.seek(0)
+                arrays[key] = np.lib.format.read_array(member, allow_pickle=False)
             except (OSError, EOFError, ValueError) as err:
                 raise ValueError(f"{name}: {err}") from err
     return arrays

@@ -4,7 +4,6 @@ place by game number, so the numbers depend only on the agents, the rules, the n
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import multiprocessing
 import os
@@ -50,12 +49,9 @@ def usable_cores() -> int:
 def worker_count(text: str) -> int:
     """The argparse ``type`` of ``--workers``: an integer from 1 to :data:`MAX_WORKERS_PER_CORE` times the usable
     cores (:func:`usable_cores`), refused in one line otherwise."""
-    workers = at_least(1)(text)
     cores = usable_cores()
-    if workers > MAX_WORKERS_PER_CORE * cores:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_WORKERS_PER_CORE * cores} ({MAX_WORKERS_PER_CORE} "
-                                         f"per core, {cores} cores usable), got {workers}")
-    return workers
+    return at_least(1, most=MAX_WORKERS_PER_CORE * cores,
+                    why_most=f" ({MAX_WORKERS_PER_CORE} per core, {cores} cores usable)")(text)
 
 
 def pool_size(workers: int, pieces: int) -> int:
@@ -76,13 +72,14 @@ def play_lineups(names: list[str], rules: Rules, mode: str, n: int, seed: int, w
     tasks = [Task(lineup, rules, seed, start, min(start + chunk, n), replays)
              for lineup in every for start in range(0, n, chunk)]
     results: dict[tuple[str, ...], np.ndarray] = {}
+    processes = pool_size(workers, len(tasks))
     with Progress(n * len(every), UNIT[mode], progress) as bar:
         if ray_address is not None:
             for task, block in ray_tasks.play_chunks(tasks, ray_address, workers):
                 _store(results, task, block, n)
                 bar.add(task.stop - task.start)
-        elif pool_size(workers, len(tasks)) > 1:
-            _play_on_pool(tasks, results, n, pool_size(workers, len(tasks)), bar, replays)
+        elif processes > 1:
+            _play_on_pool(tasks, results, n, processes, bar, replays)
         else:
             for task in tasks:
                 _store(results, task, play_chunk(task, bar.add), n)
@@ -180,11 +177,12 @@ def play_in_pieces(play: Callable, job, games: range, chunk: int, workers: int, 
     each game moves a bar of ``unit``\\ s. ``play`` and ``job`` travel to the workers, so ``play`` must be a
     module-level function and ``job`` picklable."""
     pieces = [(play, job, start, min(start + chunk, games.stop)) for start in range(games.start, games.stop, chunk)]
+    processes = pool_size(workers, len(pieces))
     with Progress(len(games), unit, progress, "playing") as bar:
-        if pool_size(workers, len(pieces)) == 1:
+        if processes == 1:
             return [play(job, start, stop, bar.add) for _, _, start, stop in pieces]
         games_played = get_context("spawn").Value("q", 0)
-        with start_pool(pool_size(workers, len(pieces)), games_played) as pool:
+        with start_pool(processes, games_played) as pool:
             blocks = pool.imap(_play_piece, pieces)
             results = []
             for _ in pieces:
