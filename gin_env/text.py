@@ -1,5 +1,6 @@
 """Text from outside the program, made safe to show: names, paths and fields read from files or given on the command
-line reach a terminal or a plot as the characters they are, never as commands to it.
+line reach a terminal or a plot as the characters they are, never as commands to it, and a bad value an error
+message quotes is cut to a length (:func:`quoted`).
 
 :func:`printable` owns the one rule: every character that a terminal acts on instead of showing (the C0 controls,
 ESC among them, DEL, the C1 controls, and the Unicode controls that reorder or break lines) becomes
@@ -24,3 +25,19 @@ def printable(text: str) -> str:
     """``text`` with each control character (:data:`CONTROLS`) replaced by :data:`PLACEHOLDER`, one for one, so
     widths and alignment stay as they were."""
     return CONTROLS.sub(PLACEHOLDER, text)
+
+
+#: The most characters of a bad value (or of a message quoting one) that an error message holds.
+QUOTED_LENGTH = 120
+
+
+def quoted(value) -> str:
+    """``value`` as an error message quotes it: its ``repr`` (so that no control character in it reaches a
+    terminal), :func:`clipped`."""
+    return clipped(repr(value))
+
+
+def clipped(text: str) -> str:
+    """``text`` cut to :data:`QUOTED_LENGTH` characters and a count: a number of thousands of digits is named, not
+    printed."""
+    return text if len(text) <= QUOTED_LENGTH else text[:QUOTED_LENGTH] + f"... ({len(text):,} characters)"

@@ -18,13 +18,12 @@ from gin_env.game.observation import obs_size
 from gin_env.game.room import check_room
 from gin_env.game.rules import PLAYER_COUNTS, PRESETS, Rules
 from gin_env.table.checks import check_reward_scale
+from gin_env.text import quoted
 
 #: GinRummy-v0's default ``reward_scale``, for a dataset whose env spec does not give one.
 DEFAULT_REWARD_SCALE = 100.0
 #: The largest ``max_steps`` a dataset's env spec may give: past any episode's length, a bound on a file's number.
 MAX_STEPS = 10**9
-#: The most characters of a bad value of an env spec that an error message quotes.
-QUOTED_LENGTH = 60
 
 
 class Decisions(NamedTuple):
@@ -99,9 +98,7 @@ def check_spec_kwargs(kwargs, option: str = "--from-dataset") -> None:
     true or false, ``room`` a room of R58, ``rules`` a preset's name or an object of ``Rules`` keys. Before any
     decision is read: a bad spec never stops a run midway."""
     def refuse(key: str, wanted: str):
-        shown = repr(kwargs[key])
-        shown = shown if len(shown) <= QUOTED_LENGTH else f"{shown[:QUOTED_LENGTH]}... ({len(shown):,} characters)"
-        return ValueError(f"{option}: the dataset's env spec gives {key}={shown}; it must be {wanted}")
+        return ValueError(f"{option}: the dataset's env spec gives {key}={quoted(kwargs[key])}; it must be {wanted}")
 
     if not isinstance(kwargs, dict):
         raise ValueError(f"{option}: the dataset's env spec holds no arguments object")

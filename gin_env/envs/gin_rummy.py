@@ -372,15 +372,11 @@ class GinRummyEnv(AtTable, gym.Env):
         """Let the others act until the learner must decide or the episode is over, adding what the learner is paid
         for hands (deals) that finish meanwhile to ``points`` and ``info``."""
         table, learner, rng, deal_rng = self.table, self.learner, self._others_rng, self.np_random
-        try:
+        with roles.episode_ends_on_error(self._halt):
             while not table.over and (i := table.actor) != learner:
                 finished = self._history.play(roles.choose(table, i, self._seated[i], rng), deal_rng)
                 if finished is not None:
                     points, info = self._paid(points, info, finished)
-        except BaseException as error:  # an agent's error, or Ctrl-C: the game has moved past the learner's decision
-            self._halt()
-            roles.ended_by(error)
-            raise
         return points, info
 
     def _halt(self) -> None:

@@ -5,7 +5,8 @@ resolves the agents and seats them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 import numpy as np
@@ -131,8 +132,15 @@ def choose(table: GameTable, i: int, agent: Seated, rng: np.random.Generator) ->
     return a
 
 
-def ended_by(error: BaseException) -> None:
-    """Note on ``error`` that it ended the episode (:data:`ENDED_BY_ERROR`). Python 3.10 has no notes: there the
-    error is raised as it came, and ``step`` says to call ``reset()``."""
-    if hasattr(error, "add_note"):
-        error.add_note(ENDED_BY_ERROR)
+@contextlib.contextmanager
+def episode_ends_on_error(halt: Callable[[], None]) -> Iterator[None]:
+    """Around the agents inside an env playing: an error there (an agent's, or Ctrl-C) has left the game moved on
+    past the learner's decision, so ``halt()`` ends the episode, and the error is raised with a note saying so
+    (:data:`ENDED_BY_ERROR`; Python 3.10 has no notes: there ``step`` alone says to call ``reset()``)."""
+    try:
+        yield
+    except BaseException as error:
+        halt()
+        if hasattr(error, "add_note"):
+            error.add_note(ENDED_BY_ERROR)
+        raise

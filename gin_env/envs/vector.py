@@ -331,7 +331,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         Returns a bool (num_envs,) array: the episode of that game is over."""
         b, active = self.batch, games
         over = np.zeros(self.num_envs, dtype=bool)
-        try:
+        with roles.episode_ends_on_error(self._halt):
             while active.size:
                 finished = b.phase[active] == engine.OVER
                 if finished.any():
@@ -355,10 +355,6 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
                 self.opponent_actions += opponent_turn.size
                 # Games not at the opponent's turn wait on the learner; the others may have more to do.
                 active = opponent_turn
-        except BaseException as error:  # the opponent's error, or Ctrl-C: some games have moved on, others not
-            self._halt()
-            roles.ended_by(error)
-            raise
         return over
 
     def _halt(self) -> None:

@@ -10,6 +10,7 @@ import dataclasses
 
 from gin_env.game import actions, cards
 from gin_env.game.rules import MAX_POINTS, Rules
+from gin_env.text import clipped, quoted
 
 RULES_KEYS = tuple(f.name for f in dataclasses.fields(Rules))
 #: The longest name a replay may give a player or its rules: a label, not a text; longer is a wrong or hostile file.
@@ -19,24 +20,8 @@ MAX_NAME_LENGTH = 200
 MAX_HAND_NUMBER = 1_000_000
 #: The largest running score before a hand: below the game's target, which is at most ``rules.MAX_POINTS``.
 MAX_SCORE = MAX_POINTS
-#: The most characters of a bad value (or of a message quoting one) that an error message holds.
-QUOTED_LENGTH = 120
-
-
 class ReplayError(ValueError):
     """A replay file or record that is unreadable or does not hold together; the message names the problem."""
-
-
-def quoted(value) -> str:
-    """``value`` as an error message quotes it: its ``repr`` (so that no control character in it reaches a
-    terminal), :func:`clipped`."""
-    return clipped(repr(value))
-
-
-def clipped(text: str) -> str:
-    """``text`` cut to :data:`QUOTED_LENGTH` characters and a count: a number of thousands of digits is named, not
-    printed."""
-    return text if len(text) <= QUOTED_LENGTH else text[:QUOTED_LENGTH] + f"... ({len(text):,} characters)"
 
 
 def no_constant(name: str):

@@ -50,6 +50,7 @@ from gin_env.game.engine import HandOutcome, HandState
 from gin_env.game.rules import Rules
 from gin_env.replay import fields
 from gin_env.replay.fields import ReplayError
+from gin_env.text import quoted
 
 FORMAT = "gin-env-replay"
 VERSION = 1
@@ -260,7 +261,7 @@ def from_dict(data) -> Replay:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReplayError(f"not a replay: a replay is a JSON object with \"format\": \"{FORMAT}\"")
     if not fields.is_int(data.get("version")) or data["version"] != VERSION:
-        raise ReplayError(f"replay format version {fields.quoted(data.get('version'))} is not supported: this "
+        raise ReplayError(f"replay format version {quoted(data.get('version'))} is not supported: this "
                           f"gin-env reads version {VERSION}")
     fields.check_keys(data, KEYS, "replay", OPTIONAL_KEYS)
     rules = fields.read_rules(data["rules"])
@@ -277,7 +278,7 @@ def from_dict(data) -> Replay:
     outcome = replay.states()[-1].outcome
     replayed = outcome_dict(outcome)
     # Compared as JSON text, so that true is not 1 and 25.0 is not 25: the file must hold what the hand gives.
-    differences = [f"{key} is {fields.quoted(saved[key])} in the file but {replayed[key]!r} when the actions are "
+    differences = [f"{key} is {quoted(saved[key])} in the file but {replayed[key]!r} when the actions are "
                    "played"
                    for key in OUTCOME_KEYS if json.dumps(saved[key]) != json.dumps(replayed[key])]
     if differences:
