@@ -39,7 +39,6 @@ from gin_env.game import cards, engine, meld_partners, solver
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin_env.game.hand_rules.taken_card import kept_card
 from gin_env.game.observation import PlayerView
-from gin_env.game.rules import STOCK_AFTER_DEAL
 
 from .params import check_number
 
@@ -117,7 +116,7 @@ class ExpertAgent:
         keeps its deadwood low and waits, and gin scores the same bonus, so the threshold falls fast to
         ``late_knock``."""
         p = self.params
-        draws = STOCK_AFTER_DEAL - view.stock_size
+        draws = view.rules.deck.stock_after_deal - view.stock_size
         left = max(0.0, 1.0 - draws / p.fade_draws)
         return min(view.knock_limit, p.late_knock + (p.early_knock - p.late_knock) * left)
 
@@ -170,7 +169,7 @@ class ExpertAgent:
         rests = np.array([view.hand & ~(1 << c) for c in candidates], dtype=np.uint64)
         holds = _opponent_holds(view, p.evidence_shrink)
         expected, gin = _after_draw(rests, view, holds)
-        if STOCK_AFTER_DEAL - view.stock_size >= p.fade_draws:
+        if view.rules.deck.stock_after_deal - view.stock_size >= p.fade_draws:
             expected = expected - p.gin_weight * gin
         scores = [(expected[i] + p.danger_weight * _feeds(c, holds), -cards.VALUES[c], -c)
                   for i, c in enumerate(candidates)]

@@ -207,3 +207,28 @@ def test_revealed_cards_do_change_the_view():
             assert view(other, state.current) != view(state, state.current)
             return
     pytest.fail("no state where the opponent held a card taken from the pile")
+
+
+def test_the_layout_is_a_function_of_the_rules_and_the_flags():
+    """The observation's layout comes from the rules' deck and the env's flags: the standard view first in every
+    layout, then the match record, then what no player sees; a width is read back only where one layout has it."""
+    from gin_env.game.observation import (
+        PRIVILEGED_SIZE,
+        RECORD_OBS_LAYOUT,
+        obs_bounds,
+        obs_layout,
+        obs_size,
+        observation_parts,
+    )
+
+    assert obs_layout() == OBS_LAYOUT and obs_layout(Rules(), match_record=True) == RECORD_OBS_LAYOUT
+    full = obs_layout(Rules.preset("eaai"), match_record=True, privileged=True)
+    assert list(full)[:len(RECORD_OBS_LAYOUT)] == list(RECORD_OBS_LAYOUT)
+    assert full["stock_order"].stop == obs_size(True, True) == OBS_SIZE + 6 + PRIVILEGED_SIZE
+    for record in (False, True):
+        for privileged in (False, True):
+            low, high = obs_bounds(record, privileged, Rules())
+            assert low.shape == high.shape == (obs_size(record, privileged),)
+            assert observation_parts(obs_size(record, privileged)) == (record, privileged)
+    with pytest.raises(ValueError, match="no observation has 376 entries"):
+        observation_parts(376)

@@ -27,11 +27,12 @@ from gin_env.batch.kernels import (
     PILE_TOP,
     STOCK_TOP,
 )
+from gin_env.game.cards import FULL_DECK, N_CARDS
 from gin_env.game.engine import DISCARD, OVER
 from gin_env.game.observation import write_encoding
-from gin_env.game.solver.kernels import N_CARDS, deadwood_of, scratch
+from gin_env.game.solver.kernels import deadwood_of, scratch
 
-_FULL_DECK = np.uint64((1 << N_CARDS) - 1)
+_FULL_DECK = np.uint64(FULL_DECK)
 
 
 @njit(cache=True)

@@ -17,7 +17,6 @@ from gin_env.game import cards, engine
 from gin_env.game.actions import TAKE_DISCARD
 from gin_env.game.engine import DEALT, DISCARD, DRAW, OVER
 from gin_env.game.observation import PlayerView
-from gin_env.game.rules import HAND_SIZE
 
 
 class Draws(NamedTuple):
@@ -82,7 +81,7 @@ def draw_worlds(view: PlayerView, n: int, rng: np.random.Generator, *,
     """The ``n`` worlds of :func:`sample_worlds` as arrays (:class:`Draws`), checking the arguments first."""
     model = _check(view, n, rng, model)
     unseen = np.asarray(cards.to_ids(view.unseen), dtype=np.int64)
-    hidden = HAND_SIZE - view.opponent_known.bit_count()
+    hidden = view.rules.deck.hand_size - view.opponent_known.bit_count()
     held = draw_hidden(view, unseen, hidden, n, rng, model)
     # The unseen cards the opponent does not hold, in a uniformly random order, are the stock.
     order = np.argsort(np.where(held, np.inf, rng.random(held.shape)), axis=1, kind="stable")
@@ -144,7 +143,7 @@ def _check(view: PlayerView, n: int, rng: np.random.Generator,
     if not view.to_act:
         raise ValueError(f"worlds are drawn from the view of the player to act; player {view.player} is waiting "
                          "for the opponent (its view does not show what the opponent took this turn)")
-    hidden = HAND_SIZE - view.opponent_known.bit_count()
+    hidden = view.rules.deck.hand_size - view.opponent_known.bit_count()
     if view.unseen.bit_count() != hidden + view.stock_size:
         raise ValueError(f"view is inconsistent: {view.unseen.bit_count()} unseen cards for {hidden} hidden and "
                          f"{view.stock_size} in the stock")

@@ -11,7 +11,7 @@ import numpy as np
 
 from gin_env.envs import hand_history, roles
 from gin_env.game import engine
-from gin_env.game.actions import N_ACTIONS
+from gin_env.game.actions import n_actions
 from gin_env.game.observation import PlayerView, encode, obs_bounds, obs_size
 from gin_env.game.rules import Rules
 from gin_env.table.checks import (
@@ -220,11 +220,11 @@ class GinRummyEnv(AtTable, gym.Env):
         self.illegal_action = illegal_action
         self.max_steps = max_steps
         self.render_mode = render_mode
-        self.action_space = gym.spaces.Discrete(N_ACTIONS)
+        self.action_space = gym.spaces.Discrete(n_actions(self.rules))
         # The history of the learner's hand (information_state=True), else a stand-in that adds nothing.
         self._history = hand_history.history(self.table, information_state)
-        self.observation_space = self._history.space(gym.spaces.Box(*obs_bounds(self.match_record),
-                                                                    dtype=np.float32))
+        self.observation_space = self._history.space(gym.spaces.Box(
+            *obs_bounds(self.match_record, rules=self.rules), dtype=np.float32))
         #: The learner's seat this episode, and its agent index (the seat's, or its first member's in a room).
         self.seat: int | None = None
         self.learner = 0
@@ -356,8 +356,8 @@ class GinRummyEnv(AtTable, gym.Env):
             self.render()
         view = self._view = self.table.agent_view(self.learner)
         if view is None:
-            self._mask = np.zeros(N_ACTIONS, dtype=bool)
-            return self._history.observe(np.zeros(obs_size(self.match_record), dtype=np.float32))
+            self._mask = np.zeros(self.action_space.n, dtype=bool)
+            return self._history.observe(np.zeros(obs_size(self.match_record, rules=self.rules), dtype=np.float32))
         self._mask = view.legal_mask
         return self._history.observe(encode(view, self.match_record))
 
@@ -381,7 +381,7 @@ class GinRummyEnv(AtTable, gym.Env):
 
     def _halt(self) -> None:
         """End the episode where it stands: no legal action offered, and ``step`` refused until ``reset``."""
-        self._done, self._mask = True, np.zeros(N_ACTIONS, dtype=bool)
+        self._done, self._mask = True, np.zeros(self.action_space.n, dtype=bool)
 
     def _illegal(self, action) -> tuple[np.ndarray | dict, float, bool, bool, dict]:
         message = illegal_action_message(action, self._view)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from gin_env.game.actions import N_ACTIONS
+from gin_env.game.actions import n_actions
 from gin_env.game.observation import encode, obs_bounds, obs_size
 from gin_env.game.rules import Rules
 from gin_env.optional import require
@@ -34,7 +34,6 @@ AECEnv = require("pettingzoo", "gin_env.envs.pettingzoo").AECEnv
 OrderEnforcingWrapper = require("pettingzoo.utils.wrappers", "gin_env.envs.pettingzoo").OrderEnforcingWrapper
 
 AGENTS = ("player_0", "player_1")
-_NO_ACTIONS = np.zeros(N_ACTIONS, dtype=np.int8)
 #: How a seat's own side and the other are named in its match info.
 SIDES = ("self", "other")
 
@@ -105,12 +104,12 @@ class GinRummyAEC(AtTable, AECEnv):
         self.names = agent_names(self.rules.players, self.room)
         self.possible_agents = list(self.names)
         obs_space = gym.spaces.Dict({
-            "observation": gym.spaces.Box(*obs_bounds(self.match_record), dtype=np.float32),
-            "action_mask": gym.spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
+            "observation": gym.spaces.Box(*obs_bounds(self.match_record, rules=self.rules), dtype=np.float32),
+            "action_mask": gym.spaces.Box(0, 1, (n_actions(self.rules),), dtype=np.int8),
         })
         # One space object per agent, returned every time (PettingZoo seeds spaces through these objects).
         self.observation_spaces = {a: obs_space for a in self.names}
-        self.action_spaces = {a: gym.spaces.Discrete(N_ACTIONS) for a in self.names}
+        self.action_spaces = {a: gym.spaces.Discrete(n_actions(self.rules)) for a in self.names}
         self._index = {a: i for i, a in enumerate(self.names)}
         self._rng: np.random.Generator | None = None
         self.table: GameTable = make_table(self.rules, episode, self.room)
@@ -142,10 +141,10 @@ class GinRummyAEC(AtTable, AECEnv):
         i = self._index[agent]
         v = self.table.agent_view(i)
         if v is None:  # a seat sitting a three-player hand out holds no cards, and sees nothing
-            return {"observation": np.zeros(obs_size(self.match_record), dtype=np.float32),
-                    "action_mask": _NO_ACTIONS.copy()}
+            return {"observation": np.zeros(obs_size(self.match_record, rules=self.rules), dtype=np.float32),
+                    "action_mask": np.zeros(self.action_spaces[agent].n, dtype=np.int8)}
         to_act = not self.table.over and i == self.table.actor
-        mask = v.legal_mask.astype(np.int8) if to_act else _NO_ACTIONS.copy()
+        mask = v.legal_mask.astype(np.int8) if to_act else np.zeros(self.action_spaces[agent].n, dtype=np.int8)
         return {"observation": encode(v, self.match_record), "action_mask": mask}
 
     def step(self, action) -> None:

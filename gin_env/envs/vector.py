@@ -21,7 +21,7 @@ from gin_env.batch.history import BatchHistory
 from gin_env.batch.observation import batch_view, encode_batch
 from gin_env.envs import hand_history, roles
 from gin_env.game import engine
-from gin_env.game.actions import N_ACTIONS
+from gin_env.game.actions import n_actions
 from gin_env.game.observation import obs_bounds, obs_size
 from gin_env.game.rules import Rules, format_name
 from gin_env.table.batched import BatchTable, check_num_envs
@@ -177,12 +177,13 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         self.learner_seat = seat_or_none(learner_seat, "learner_seat")
         self.max_steps = max_steps
         self.render_mode = None
-        self.single_observation_space = gym.spaces.Box(*obs_bounds(self.match_record), dtype=np.float32)
+        self.single_observation_space = gym.spaces.Box(*obs_bounds(self.match_record, rules=self.rules),
+                                                       dtype=np.float32)
         #: The histories of the learners' hands (``information_state=True``), else None.
         self.history = BatchHistory(self.rules, num_envs) if information_state else None
         if self.history is not None:
             self.single_observation_space = hand_history.space(self.single_observation_space, self.history.length)
-        self.single_action_space = gym.spaces.Discrete(N_ACTIONS)
+        self.single_action_space = gym.spaces.Discrete(n_actions(self.rules))
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.table = BatchTable(self.rules, episode, num_envs)
@@ -193,14 +194,14 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         #: Per game, the hands that ended before the learner's first decision of the episode, reported with the first
         #: step as ``GinRummyEnv`` does.
         self._pending_outcome = _Outcomes(num_envs)
-        self._masks = np.zeros((num_envs, N_ACTIONS), dtype=bool)
+        self._masks = np.zeros((num_envs, self.single_action_space.n), dtype=bool)
         #: Per game, at the end of its last match: learner/opponent scores, hands won, final totals and abandoned (1).
         self._match_end = np.zeros((num_envs, 7), dtype=np.int64)
         #: Opponent decisions made so far (for throughput counts).
         self.opponent_actions = 0
         self._opponent_rng: np.random.Generator | None = None
         self._all = np.arange(num_envs)
-        width = obs_size(self.match_record)
+        width = obs_size(self.match_record, rules=self.rules)
         self._observations = _RecycledArrays((num_envs, width), kept=2)
         # One memory only, so that the rows to clear when it is reused are those written last.
         self._final_observations = _RecycledArrays((num_envs, width), kept=1)
@@ -229,8 +230,9 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         if self._opponent_rng is None:
             raise RuntimeError("call reset() before step()")
         chosen = self._action_array(actions)
-        in_range = (chosen >= 0) & (chosen < N_ACTIONS)
-        legal = in_range & self._masks.reshape(-1).take(self._all * N_ACTIONS + np.where(in_range, chosen, 0))
+        width = self._masks.shape[1]
+        in_range = (chosen >= 0) & (chosen < width)
+        legal = in_range & self._masks.reshape(-1).take(self._all * width + np.where(in_range, chosen, 0))
         if not legal.all() and self.illegal_action == "raise":
             bad = int((~legal).nonzero()[0][0])
             self.batch.step(np.array([bad]), chosen[bad:bad + 1])  # raises IllegalActionError naming the action
@@ -294,7 +296,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
             raise ValueError(f"actions must have shape ({self.num_envs},), one per game, got {chosen.shape}")
         if chosen.dtype.kind == "u":
             # Unsigned ids past int64 would wrap around to small ones: clip them, still out of range.
-            chosen = np.minimum(chosen, N_ACTIONS)
+            chosen = np.minimum(chosen, self.single_action_space.n)
         return chosen.astype(np.int64, copy=False)
 
     # --- Playing ---------------------------------------------------------------------------------------------------
@@ -360,7 +362,7 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
     def _halt(self) -> None:
         """End every game's episode where it stands: no legal action offered, ``step`` refused until ``reset``."""
         self._opponent_rng = None
-        self._masks = np.zeros((self.num_envs, N_ACTIONS), dtype=bool)
+        self._masks = np.zeros((self.num_envs, self.single_action_space.n), dtype=bool)
 
     def _record(self, games: np.ndarray, rewards: np.ndarray, outcomes: _Outcomes, over: np.ndarray) -> None:
         """Pay finished hands to the learners (``BatchTable.record``: hand points, and the bonuses where a game

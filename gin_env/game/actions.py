@@ -25,6 +25,7 @@ PASS = 2
 BIG_GIN = 3
 DISCARD_BASE = 4
 KNOCK_BASE = DISCARD_BASE + cards.N_CARDS
+#: The actions of the standard deck (``n_actions`` of its rules).
 N_ACTIONS = KNOCK_BASE + cards.N_CARDS
 
 #: ``mask_of_bits`` hands numba two words of this many action bits: each stays below 2**63, which numba reads from
@@ -34,6 +35,12 @@ _WORD = (1 << _WORD_BITS) - 1
 assert 2 * _WORD_BITS == N_ACTIONS and _WORD_BITS < 63
 
 _SIMPLE_NAMES = {DRAW_STOCK: "DRAW_STOCK", TAKE_DISCARD: "TAKE_DISCARD", PASS: "PASS", BIG_GIN: "BIG_GIN"}
+
+
+def n_actions(rules) -> int:
+    """The actions of a game under ``rules``: the four that name no card, then a discard and a knock for each natural
+    card of ``rules.deck``, whose ids are the same in every deck."""
+    return DISCARD_BASE + 2 * rules.deck.n_naturals
 
 
 def discard(card_id: int) -> int:

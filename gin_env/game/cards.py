@@ -12,20 +12,136 @@ A hand is held in one of three forms, and this module owns the conversions betwe
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
-N_RANKS = 13
-N_SUITS = 4
-N_CARDS = N_RANKS * N_SUITS
+#: How a joker is written; a card list names the first joker ``JK`` with the lower id.
+JOKER = "JK"
+#: The most jokers a deck may hold, and the largest deadwood value a joker may have.
+MAX_JOKERS = 2
+MAX_JOKER_VALUE = 50
+#: Deadwood value of a natural card of each rank (R3): A=1, 2-10 pip value, J/Q/K=10.
+RANK_VALUES = tuple(min(r + 1, 10) for r in range(len(RANKS)))
+
+
+@dataclass(frozen=True)
+class Deck:
+    """The cards of one game, from which every card count, id, layout and bound in gin-env derives.
+
+    Natural cards are ``suit * n_ranks + rank`` (R1-R3), ids ``0 .. n_naturals - 1``; the jokers follow them,
+    so the natural ids, the action ids and the observation's layout of the standard deck are a prefix of any deck's.
+    ``hand_size`` cards go to each player (R10), one more is the upcard, the rest is the stock. The engines are
+    compiled for the 4 suits of 13 ranks of the French deck, so those two are fixed; ``n_jokers`` is 0, 1 or 2 and
+    ``joker_value`` (0..50) is a joker's deadwood value when it has any."""
+
+    n_suits: int = len(SUITS)
+    n_ranks: int = len(RANKS)
+    n_jokers: int = 0
+    joker_value: int = 20
+    hand_size: int = 10
+
+    def __post_init__(self) -> None:
+        if (self.n_suits, self.n_ranks) != (len(SUITS), len(RANKS)):
+            raise ValueError(f"a deck has {len(SUITS)} suits of {len(RANKS)} ranks (the engines are compiled for "
+                             f"them), got {self.n_suits} suits of {self.n_ranks} ranks")
+        for key, low, high in (("n_jokers", 0, MAX_JOKERS), ("joker_value", 0, MAX_JOKER_VALUE),
+                               ("hand_size", 1, (self.n_naturals - 1) // 2)):
+            v = getattr(self, key)
+            if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+                raise ValueError(f"deck key {key!r} must be an integer {low}..{high}, got {v!r}")
+
+    @property
+    def n_naturals(self) -> int:
+        """The natural cards: one of each rank in each suit."""
+        return self.n_suits * self.n_ranks
+
+    @property
+    def n_cards(self) -> int:
+        """Every card of the deck, jokers included (52, 53 or 54)."""
+        return self.n_naturals + self.n_jokers
+
+    @property
+    def joker_ids(self) -> range:
+        """The jokers' card ids, after the natural cards'."""
+        return range(self.n_naturals, self.n_cards)
+
+    @property
+    def full_mask(self) -> int:
+        """The card mask holding every card of the deck."""
+        return (1 << self.n_cards) - 1
+
+    @property
+    def dealt(self) -> int:
+        """Cards dealt to the two hands (R10); the next one is the upcard."""
+        return 2 * self.hand_size
+
+    @property
+    def stock_after_deal(self) -> int:
+        """Cards in the stock after the deal and the upcard (R10: 31, and one more per joker)."""
+        return self.n_cards - self.dealt - 1
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        """The deadwood value of each card id: R3 for the natural cards, ``joker_value`` for the jokers."""
+        return RANK_VALUES * self.n_suits + (self.joker_value,) * self.n_jokers
+
+    @property
+    def max_deadwood(self) -> int:
+        """The most deadwood a hand of ``hand_size`` cards can hold: its highest values, none melded."""
+        return sum(sorted(self.values, reverse=True)[:self.hand_size])
+
+    def is_joker(self, card_id: int) -> bool:
+        """True for a joker's id."""
+        return self.n_naturals <= card_id < self.n_cards
+
+    def card_str(self, card_id: int) -> str:
+        """The string of a card id: ``"TS"`` for 9, ``"JK"`` for a joker."""
+        if isinstance(card_id, bool) or not 0 <= int(card_id) < self.n_cards:
+            raise ValueError(f"card id {card_id!r} out of range 0..{self.n_cards - 1}")
+        if self.is_joker(card_id):
+            return JOKER
+        return RANKS[card_id % self.n_ranks] + SUITS[card_id // self.n_ranks]
+
+    def parse(self, text: str | Iterable[str]) -> list[int]:
+        """Cards written as ``"AS 2S JK"`` (or a list of strings) as ids: each ``JK`` the next joker id.
+        A duplicate card, a joker the deck lacks or a malformed token raises ``ValueError`` naming it."""
+        tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+        ids: list[int] = []
+        jokers = iter(self.joker_ids)
+        for token in tokens:
+            if isinstance(token, str) and token.upper() == JOKER:
+                c = next(jokers, None)
+                if c is None:
+                    raise ValueError(f"{JOKER!r} names a joker, and this deck holds {self.n_jokers or 'none'}"
+                                     f"{'' if self.n_jokers else ' (jokers=0)'}: {text!r}")
+            else:
+                c = card(token)
+                if c in ids:
+                    raise ValueError(f"duplicate card {token!r} in hand")
+            ids.append(c)
+        return ids
+
+
+#: Gin Rummy's deck: 52 cards, no jokers (R1), ten cards dealt to each player (R10).
+STANDARD_DECK = Deck()
+N_RANKS = STANDARD_DECK.n_ranks
+N_SUITS = STANDARD_DECK.n_suits
+#: The natural cards: their ids, and the action ids and observation entries that name them, are the same in every
+#: deck (jokers come after them).
+N_CARDS = STANDARD_DECK.n_naturals
 FULL_DECK = (1 << N_CARDS) - 1
+#: Cards dealt to each player (R10), to both, and left in the stock after the upcard, in the standard deck.
+HAND_SIZE = STANDARD_DECK.hand_size
+DEALT = STANDARD_DECK.dealt
+STOCK_AFTER_DEAL = STANDARD_DECK.stock_after_deal
 #: A card id meaning "no card": the top of an empty pile, no card taken this turn, no knock card.
 NO_CARD = -1
 
-#: Deadwood value of each card id (R3): A=1, 2-10 pip value, J/Q/K=10.
-VALUES: tuple[int, ...] = tuple(min(c % N_RANKS + 1, 10) for c in range(N_CARDS))
+#: Deadwood value of each natural card id (R3).
+VALUES: tuple[int, ...] = STANDARD_DECK.values
 VALUES_ARRAY = np.array(VALUES, dtype=np.int16)
 
 #: Spacing of suits in the packed uint64 form used by the batch code (a gap keeps shifts from crossing suits).
@@ -67,24 +183,14 @@ def card(text: str) -> int:
 
 
 def card_str(card_id: int) -> str:
-    """String of a card id, e.g. ``9 -> "TS"``."""
-    if not 0 <= int(card_id) < N_CARDS:
-        raise ValueError(f"card id {card_id!r} out of range 0..{N_CARDS - 1}")
-    return RANKS[card_id % N_RANKS] + SUITS[card_id // N_RANKS]
+    """String of a card id of the standard deck, e.g. ``9 -> "TS"``."""
+    return STANDARD_DECK.card_str(card_id)
 
 
 def parse(text: str | Iterable[str]) -> list[int]:
-    """Parse cards written as ``"AS 2S 3S"`` (or a list of strings) into ids; duplicates raise ``ValueError``."""
-    tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
-    ids: list[int] = []
-    seen: set[int] = set()
-    for token in tokens:
-        c = card(token)
-        if c in seen:
-            raise ValueError(f"duplicate card {token!r} in hand")
-        seen.add(c)
-        ids.append(c)
-    return ids
+    """Parse cards of the standard deck written as ``"AS 2S 3S"`` (or a list of strings) into ids; duplicates raise
+    ``ValueError``."""
+    return STANDARD_DECK.parse(text)
 
 
 def to_str(hand: Iterable[int] | int) -> str:

@@ -42,7 +42,7 @@ import numpy as np
 from gin_env.game import actions, cards, engine
 from gin_env.game.observation import consecutive
 from gin_env.game.public_history import BigGin, Discard, Draw, Event, Knock, Pass, Take, Upcard
-from gin_env.game.rules import STOCK_AFTER_DEAL, Rules
+from gin_env.game.rules import Rules
 
 HISTORY_LAYOUT: dict[str, range] = consecutive(
     [("pad", 1), ("upcard", cards.N_CARDS), ("own_pass", 1), ("other_pass", 1), ("own_take", cards.N_CARDS),
@@ -187,11 +187,11 @@ def _turn_cap_bound(rules: Rules, max_turns: int) -> int:
 
 def _draw_cap_bound(rules: Rules, max_upcard_draws: int) -> int:
     """R60: at most ``max_upcard_draws - 1`` takes from the pile in the draw phase, and at most one take of the
-    upcard (R13) and one at the wall (R38); at most ``STOCK_AFTER_DEAL - wall`` draws from the stock (R36). Each is
-    followed by one discard, knock or big gin, and the hand may end with one event more (the take refused by R60, a
-    pass at the wall); add the upcard and two passes (R13), or the non-dealer's opening discard under the eleven-card
-    deal."""
-    turns = (STOCK_AFTER_DEAL - rules.wall) + (max_upcard_draws - 1) + 2
+    upcard (R13) and one at the wall (R38); at most ``rules.deck.stock_after_deal - wall`` draws from the stock
+    (R36). Each is followed by one discard, knock or big gin, and the hand may end with one event more (the take
+    refused by R60, a pass at the wall); add the upcard and two passes (R13), or the non-dealer's opening discard
+    under the eleven-card deal."""
+    turns = (rules.deck.stock_after_deal - rules.wall) + (max_upcard_draws - 1) + 2
     return 3 + 2 * turns + 1
 
 

@@ -32,6 +32,7 @@ laid out by ``RECORD_OBS_LAYOUT``: what the envs give with ``match_record=True``
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -42,7 +43,7 @@ from gin_env.game.actions import N_ACTIONS
 from gin_env.game.cards import NO_CARD
 from gin_env.game.hand_rules.taken_card import kept_card
 from gin_env.game.match_record import EMPTY_RECORD, RECORD_SIZE, encode_record, seen_by
-from gin_env.game.rules import STOCK_AFTER_DEAL, Rules
+from gin_env.game.rules import MAX_KNOCK_LIMIT, Rules
 from gin_env.game.solver.kernels import deadwood_of_mask, discard_phase_of_mask
 
 N_PHASES = len(engine.PHASE_NAMES)
@@ -50,10 +51,10 @@ N_PHASES = len(engine.PHASE_NAMES)
 PLANES = ("hand", "top_discard", "pile_rest", "opponent_known", "opponent_discards", "opponent_declined", "unseen")
 #: Scale of the knock-limit entry: the usual limit of 10 encodes as 1.
 KNOCK_LIMIT_SCALE = 10
-#: Scale of the deadwood entry: no 10-card holding has more than 100 points of deadwood.
-DEADWOOD_SCALE = 100
-#: Largest knock limit that ``Rules`` accepts, for the Box bound.
-MAX_KNOCK_LIMIT = 99
+#: Scale of the deadwood entry: the most deadwood a hand of the standard deck holds (ten tens, 100).
+DEADWOOD_SCALE = cards.STANDARD_DECK.max_deadwood
+#: Scale of the stock entry: the stock after the deal (31 in the standard deck).
+STOCK_SCALE = cards.STOCK_AFTER_DEAL
 
 
 def consecutive(sizes: list[tuple[str, int]], span=slice) -> dict:
@@ -66,9 +67,36 @@ def consecutive(sizes: list[tuple[str, int]], span=slice) -> dict:
     return layout
 
 
-OBS_LAYOUT: dict[str, slice] = consecutive(
-    [(name, cards.N_CARDS) for name in PLANES]
-    + [("phase", N_PHASES), ("is_dealer", 1), ("stock_size", 1), ("knock_limit", 1), ("deadwood", 1), ("scores", 2)])
+#: What a training critic may read beyond any view, card planes after the observation (``gin-env train
+#: --privileged-critic``): the opponent's hidden hand, and the stock in the order it will be drawn (the next card 1,
+#: each one after it ``STOCK_DEPTH_DECAY`` times the one before). No view holds them, and no actor reads them
+#: (``agents.networks.CardFeatures``).
+PRIVILEGED_PLANES = ("opponent_hand", "stock_order")
+STOCK_DEPTH_DECAY = 0.8
+
+
+def obs_layout(rules: Rules | None = None, *, match_record: bool = False, privileged: bool = False
+               ) -> dict[str, slice]:
+    """Where each part of the observation lies (name -> slice) under ``rules`` (None: the standard deck's) and the
+    env's flags: a card plane per natural card of ``rules.deck`` for each of ``PLANES``, the phase and the scalars;
+    with ``match_record`` the match record (``record``) after them; with ``privileged`` what no player sees (a
+    privileged critic's training env) last. Every layout starts with the standard one, ``OBS_LAYOUT``."""
+    return dict(_layout(rules.deck if rules is not None else cards.STANDARD_DECK, match_record, privileged))
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(deck: cards.Deck, match_record: bool, privileged: bool) -> tuple[tuple[str, slice], ...]:
+    sizes = [(name, deck.n_naturals) for name in PLANES]
+    sizes += [("phase", N_PHASES), ("is_dealer", 1), ("stock_size", 1), ("knock_limit", 1), ("deadwood", 1),
+              ("scores", 2)]
+    if match_record:
+        sizes.append(("record", RECORD_SIZE))
+    if privileged:
+        sizes += [(name, deck.n_naturals) for name in PRIVILEGED_PLANES]
+    return tuple(consecutive(sizes).items())
+
+
+OBS_LAYOUT: dict[str, slice] = obs_layout()
 OBS_SIZE = OBS_LAYOUT["scores"].stop
 #: Entries up to here are 0/1 flags (the planes, the phase one-hot and the dealer flag); the scalars follow.
 N_BIT_ENTRIES = OBS_LAYOUT["is_dealer"].stop
@@ -88,49 +116,47 @@ assert _SCORES_AT == _DEADWOOD_AT + 1
 _BYTE_ENTRIES = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
 _BYTE = np.uint64(0xFF)
 
-#: Per-entry bounds of the encoding, for the observation space.
-OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
-OBS_HIGH = np.ones(OBS_SIZE, dtype=np.float32)
-OBS_HIGH[OBS_LAYOUT["knock_limit"]] = MAX_KNOCK_LIMIT / KNOCK_LIMIT_SCALE
 #: The observation with the match record appended (``match_record=True`` in the envs, ``match_record``): each of
 #: ``RECORD_KINDS`` counted for the viewer, then for its opponent, over ``RECORD_SCALE`` and capped at 1.
-RECORD_OBS_LAYOUT: dict[str, slice] = {**OBS_LAYOUT, "record": slice(OBS_SIZE, OBS_SIZE + RECORD_SIZE)}
-RECORD_OBS_SIZE = OBS_SIZE + RECORD_SIZE
-#: What a training critic may read beyond any view, card planes after the observation (``gin-env train
-#: --privileged-critic``): the opponent's hidden hand, and the stock in the order it will be drawn (the next card 1,
-#: each one after it ``STOCK_DEPTH_DECAY`` times the one before). No view holds them, and no actor reads them
-#: (``agents.networks.CardFeatures``).
-PRIVILEGED_PLANES = ("opponent_hand", "stock_order")
+RECORD_OBS_LAYOUT: dict[str, slice] = obs_layout(match_record=True)
+RECORD_OBS_SIZE = RECORD_OBS_LAYOUT["record"].stop
 PRIVILEGED_SIZE = len(PRIVILEGED_PLANES) * cards.N_CARDS
-STOCK_DEPTH_DECAY = 0.8
 
 
-def obs_size(match_record: bool = False) -> int:
-    """The entries of the encoding: ``OBS_SIZE``, or ``RECORD_OBS_SIZE`` with the match record."""
-    return RECORD_OBS_SIZE if match_record else OBS_SIZE
+def obs_size(match_record: bool = False, privileged: bool = False, rules: Rules | None = None) -> int:
+    """The entries of the observation ``obs_layout`` lays out for these flags and rules: ``OBS_SIZE``, or
+    ``RECORD_OBS_SIZE`` with the match record, and ``PRIVILEGED_SIZE`` more with what no player sees."""
+    deck = rules.deck if rules is not None else cards.STANDARD_DECK
+    return _layout(deck, bool(match_record), bool(privileged))[-1][1].stop
 
 
-def observation_parts(size: int) -> tuple[bool, bool]:
-    """``(match_record, privileged)``: what an observation of ``size`` entries holds after the view, the match
-    record (``RECORD_OBS_SIZE``) and what no player sees (``PRIVILEGED_SIZE`` more, a privileged critic's training
-    env); ``ValueError`` for a size no layout has."""
-    for match_record in (False, True):
-        for privileged in (False, True):
-            if size == obs_size(match_record) + (PRIVILEGED_SIZE if privileged else 0):
-                return match_record, privileged
-    raise ValueError(f"no observation has {size} entries: the view has {OBS_SIZE} ({RECORD_OBS_SIZE} with the "
-                     f"match record), {PRIVILEGED_SIZE} more with what no player sees")
+def observation_parts(size: int, rules: Rules | None = None) -> tuple[bool, bool]:
+    """``(match_record, privileged)``: the flags whose layout under ``rules`` has ``size`` entries, for a file that
+    records only its observation's width (a saved network); ``ValueError`` for a width no layout has, or that two
+    layouts share (then the width cannot tell them apart and the file must say which)."""
+    found = [(record, privileged) for record in (False, True) for privileged in (False, True)
+             if obs_size(record, privileged, rules) == size]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise ValueError(f"an observation of {size} entries could be any of {found} (match_record, privileged)")
+    raise ValueError(f"no observation has {size} entries: the view has {obs_size(rules=rules)} "
+                     f"({obs_size(True, rules=rules)} with the match record), {PRIVILEGED_SIZE} more with what no "
+                     f"player sees")
 
 
-def obs_bounds(match_record: bool = False, privileged: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """The low and high bounds of every entry of the encoding, with the match record or without, and with what no
-    player sees after it (a privileged critic's training env) or without: the sizes ``observation_parts`` reads."""
-    extra = (RECORD_SIZE if match_record else 0) + (PRIVILEGED_SIZE if privileged else 0)
-    if not extra:
-        return OBS_LOW, OBS_HIGH
-    return (np.concatenate([OBS_LOW, np.zeros(extra, dtype=np.float32)]),
-            np.concatenate([OBS_HIGH, np.ones(extra, dtype=np.float32)]))
+def obs_bounds(match_record: bool = False, privileged: bool = False, rules: Rules | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The low and high bounds of every entry of the observation ``obs_layout`` lays out for these flags and rules:
+    0 and 1, but for the knock limit's (``MAX_KNOCK_LIMIT`` over its scale)."""
+    size = obs_size(match_record, privileged, rules)
+    high = np.ones(size, dtype=np.float32)
+    high[OBS_LAYOUT["knock_limit"]] = MAX_KNOCK_LIMIT / KNOCK_LIMIT_SCALE
+    return np.zeros(size, dtype=np.float32), high
 
+
+#: The bounds of the standard observation (``OBS_SIZE`` entries), for its observation space.
+OBS_LOW, OBS_HIGH = obs_bounds()
 
 _NO_ACTIONS = np.zeros(N_ACTIONS, dtype=bool)
 _NO_ACTIONS.flags.writeable = False
@@ -199,7 +225,7 @@ def own_deadwood(state: engine.HandState, player: int) -> int:
     """The player's deadwood now: exact DW of 10 cards (R7), or of 11 cards the least DW over the cards this
     player may discard (R8, R16), since an 11-card holding must shed one card before it is ever scored."""
     hand = state.hands[player]
-    if hand.bit_count() <= engine.HAND_SIZE:
+    if hand.bit_count() <= state.rules.deck.hand_size:
         return deadwood_of_mask(hand)
     taken = state.taken if player == state.current else NO_CARD
     return discard_phase_of_mask(hand, kept_card(state.rules.discard_taken_card, taken), state.knock_limit)[0]
@@ -237,7 +263,7 @@ def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0),
 def encode(v: PlayerView, match_record: bool = False) -> np.ndarray:
     """The flat ``(OBS_SIZE,)`` float32 encoding of a view (layout: ``OBS_LAYOUT``); with ``match_record``, the
     ``(RECORD_OBS_SIZE,)`` one, the view's match record appended (``RECORD_OBS_LAYOUT``)."""
-    out = np.empty(obs_size(match_record), dtype=np.float32)
+    out = np.empty(RECORD_OBS_SIZE if match_record else OBS_SIZE, dtype=np.float32)
     top = 1 << v.top_discard if v.top_discard != engine.NO_CARD else 0
     target = v.target
     own, opp = (min(v.scores[0] / target, 1.0), min(v.scores[1] / target, 1.0)) if target else (0.0, 0.0)
@@ -275,7 +301,7 @@ def write_encoding(out, hand, top, pile_rest, opponent_known, opponent_discards,
         out[j] = 0.0
     out[_PHASE_AT + phase] = 1.0
     out[_DEALER_AT] = 1.0 if is_dealer else 0.0
-    out[_STOCK_AT] = stock_size / STOCK_AFTER_DEAL
+    out[_STOCK_AT] = stock_size / STOCK_SCALE
     out[_KNOCK_LIMIT_AT] = knock_limit / KNOCK_LIMIT_SCALE
     out[_DEADWOOD_AT] = deadwood / DEADWOOD_SCALE
     out[_SCORES_AT] = own_score

@@ -29,7 +29,7 @@ from gin_env.game.hand_rules import turn
 from gin_env.game.hand_rules.knock import big_gin_legal
 from gin_env.game.hand_rules.taken_card import kept_card
 from gin_env.game.match_record import EMPTY_RECORD
-from gin_env.game.rules import HAND_SIZE, Rules
+from gin_env.game.rules import Rules
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def _deal(rules: Rules, player: int, own_cards, dealer: int, events: list) -> tu
         own = cards.to_mask(own_cards)
     except (ValueError, TypeError) as error:
         raise ValueError(f"own_cards: {error}") from None
-    expected = HAND_SIZE + 1 if eleven and player == non_dealer else HAND_SIZE
+    expected = rules.deck.hand_size + (1 if eleven and player == non_dealer else 0)
     if own.bit_count() != expected or not 0 <= own <= cards.FULL_DECK:
         raise ValueError(f"own_cards must be {expected} distinct cards for player {player} under {rules.describe()}, "
                          f"got {own.bit_count()}")

@@ -11,7 +11,7 @@ import functools
 from dataclasses import dataclass
 
 from gin_env.arguments import did_you_mean
-from gin_env.game.cards import NO_CARD
+from gin_env.game.cards import HAND_SIZE, NO_CARD, STANDARD_DECK, STOCK_AFTER_DEAL, Deck
 from gin_env.game.hand_rules import knock, turn
 
 SHUTOUT_MODES = ("double_game_bonus", "double_hand_points", "double_total", "none")
@@ -23,10 +23,9 @@ OKLAHOMA_ACES = ("gin_only", "one")
 #: Table sizes of R49: two players, three (the dealer sits out), four in two teams.
 PLAYER_COUNTS = (2, 3, 4)
 
-#: Cards dealt to each player (R10).
-HAND_SIZE = 10
-#: Stock size after the deal (R10): 52 - 20 dealt - 1 upcard.
-STOCK_AFTER_DEAL = 31
+__all__ = ["HAND_SIZE", "STOCK_AFTER_DEAL"]  # the standard deck's, from ``cards``, where older code imports them
+#: The largest knock limit a ``Rules`` accepts.
+MAX_KNOCK_LIMIT = 99
 #: The largest bonus or target a ``Rules`` accepts. A hand pays at most 2 x (100 + a bonus), so scores, final totals
 #: (bonuses doubled, a box bonus per hand won) and the batched engine's int64 sums stay far from overflow.
 MAX_POINTS = 10**6
@@ -84,8 +83,8 @@ class Rules:
     name: str = "custom"
 
     def __post_init__(self) -> None:
-        _check_int(self, "knock_limit", 0, 99)
-        _check_int(self, "wall", 0, STOCK_AFTER_DEAL - 1)
+        _check_int(self, "knock_limit", 0, MAX_KNOCK_LIMIT)
+        _check_int(self, "wall", 0, self.deck.stock_after_deal - 1)
         for key, low in POINT_KEYS.items():
             if key not in OPTIONAL_KEYS or getattr(self, key) is not None:
                 _check_int(self, key, low, MAX_POINTS)
@@ -130,6 +129,11 @@ class Rules:
                    if f.name != "name" and getattr(self, f.name) != getattr(_STANDARD, f.name)]
         return f"rules {self.name!r}" + (f" ({', '.join(changed)})" if changed else "")
 
+    @property
+    def deck(self) -> Deck:
+        """The cards these rules play with, from which every card count and layout derives."""
+        return STANDARD_DECK
+
     @functools.cached_property
     def knock_values(self) -> tuple:
         """The options ``hand_rules.knock`` reads, as its functions take them (computed once per ``Rules``)."""
@@ -143,8 +147,9 @@ class Rules:
     def hand_knock_limit(self, initial_upcard: int | None) -> int:
         """The knock limit L of one hand (R20, R46): ``hand_rules.knock.hand_knock_limit`` for an initial upcard
         (None for none), which must be a card id."""
-        if initial_upcard is not None and not 0 <= initial_upcard < 52:
-            raise ValueError(f"initial upcard {initial_upcard!r} is not a card id 0..51 (None for no upcard)")
+        if initial_upcard is not None and not 0 <= initial_upcard < self.deck.n_cards:
+            raise ValueError(f"initial upcard {initial_upcard!r} is not a card id 0..{self.deck.n_cards - 1} (None "
+                             f"for no upcard)")
         return knock.hand_knock_limit(self.knock_values, NO_CARD if initial_upcard is None else initial_upcard)
 
     def hand_multiplier(self, initial_upcard: int | None) -> int:

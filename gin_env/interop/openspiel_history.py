@@ -16,16 +16,13 @@ from gin_env.game.rules import Rules
 
 pyspiel = optional.require("pyspiel", "gin_env.interop.openspiel (GinEnvBot)")
 
-#: OpenSpiel's gin_rummy action ids that name no card (ids 0..51 are cards, 56.. are melds), found by experiment.
-OS_DRAW_UPCARD = 52
-OS_DRAW_STOCK = 53
-OS_PASS = 54
-OS_KNOCK = 55
-OS_MELD_BASE = 56
+#: OpenSpiel's gin_rummy action ids that name no card, found by experiment: its card ids are ours (a card's id is
+#: also the action that discards it), then come these four, then the melds.
+OS_DRAW_UPCARD, OS_DRAW_STOCK, OS_PASS, OS_KNOCK, OS_MELD_BASE = range(cards.N_CARDS, cards.N_CARDS + 5)
 #: The game name and the parameters GinEnvBot plays: OpenSpiel's defaults, which the ``openspiel`` preset mirrors.
 GAME_NAME = "gin_rummy"
-DEFAULT_PARAMETERS = {"gin_bonus": 25, "hand_size": 10, "knock_card": 10, "num_ranks": 13, "num_suits": 4,
-                      "oklahoma": False, "undercut_bonus": 25}
+DEFAULT_PARAMETERS = {"gin_bonus": 25, "hand_size": cards.HAND_SIZE, "knock_card": 10, "num_ranks": cards.N_RANKS,
+                      "num_suits": cards.N_SUITS, "oklahoma": False, "undercut_bonus": 25}
 #: OpenSpiel's longest meld action is a 5-card run; longer runs are laid in pieces (R5: splits change nothing).
 OS_MAX_RUN = 5
 MIN_MELD = 3
@@ -33,7 +30,7 @@ RULES = Rules.preset("openspiel")
 #: OpenSpiel's player 0 opens the first-upcard offer, so player 1 deals (R13; the preset's ``first_dealer="P2"``).
 DEALER = 1
 #: Chance outcomes of the deal: ten cards to player 0, ten to player 1, then the upcard.
-DEAL_OUTCOMES = 2 * engine.HAND_SIZE + 1
+DEAL_OUTCOMES = cards.DEALT + 1
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 
 
