@@ -225,16 +225,6 @@ def test_every_state_a_step_returns_is_a_frozen_hand_state_equal_to_the_construc
             state.turns = 0
 
 
-def test_mask_of_bits_sets_exactly_the_actions_of_the_int():
-    """The int-to-mask step of every discard-phase legal mask, across both words it is split into."""
-    rng = np.random.default_rng(42)
-    for legal in ([], [0], [actions.N_ACTIONS - 1], [53, 54], list(range(actions.N_ACTIONS))) + tuple(
-            sorted(rng.choice(actions.N_ACTIONS, k, replace=False).tolist()) for k in (1, 7, 40)):
-        mask = actions.mask_of_bits(sum(1 << a for a in legal))
-        assert mask.dtype == bool and mask.shape == (actions.N_ACTIONS,)
-        assert np.flatnonzero(mask).tolist() == legal
-
-
 def dataclass_fields(state: engine.HandState) -> tuple:
     return tuple(getattr(state, name) for name in state.__slots__)
 
@@ -517,25 +507,42 @@ def test_invariants_hold_under_other_rule_combinations(overrides, seed):
     assert {"knock", "dead"} <= set(kinds)
 
 
-@pytest.mark.parametrize("preset", PRESETS)
-def test_mask_and_step_agree_on_every_action(preset):
-    """Every action the mask allows steps; every other action raises and names itself."""
-    rng = np.random.default_rng(SEEDS[preset] + 100)
-    checked = 0
+#: Rules beyond the presets whose phases the presets reach rarely or never: the wall's take to knock (R38) with big
+#: gin (R24) and the taken card discardable (R16), the cap on upcard draws (R60), the eleven-card deal, a short cap.
+AGREEMENT_RULES = {
+    **{preset: Rules.preset(preset) for preset in PRESETS},
+    "wall-big-gin": Rules.preset("standard", big_gin_bonus=31, wall_upcard_knock=True, discard_taken_card=True),
+    "upcard-cap": Rules.preset("openspiel", max_upcard_draws=2),
+    "eleven-capped": Rules.preset("standard", deal_mode="eleven", max_turns=12),
+}
+#: The rules under which the seeded hands below reach the wall's offer (R38).
+REACH_THE_WALL = {"openspiel", "wall-big-gin"}
+
+
+@pytest.mark.parametrize("name", AGREEMENT_RULES)
+def test_mask_and_step_agree_on_every_action(name):
+    """``step`` checks the one action it is given, ``legal_mask`` builds every phase's legal actions through
+    ``hand_rules.phases``: on every action of many states (every phase, each way a hand ends), every action the mask
+    allows steps and every other raises and names itself."""
+    rules = AGREEMENT_RULES[name]
+    rng = np.random.default_rng(sum(map(ord, name)))
+    checked = collections.Counter()
     for i in range(20):
-        state = engine.new_hand(Rules.preset(preset), rng, dealer=i % 2)
+        state = engine.new_hand(rules, rng, dealer=i % 2)
         while state.phase != engine.OVER:
             mask = engine.legal_mask(state)
-            if rng.random() < 0.2:
+            if state.phase != engine.DRAW or rng.random() < 0.2:
                 for action in range(actions.N_ACTIONS):
                     if mask[action]:
                         engine.validate(engine.step(state, action))
                     else:
                         with pytest.raises(engine.IllegalActionError, match=re.escape(actions.name(action))):
                             engine.step(state, action)
-                checked += 1
+                checked[engine.PHASE_NAMES[state.phase]] += 1
             state = engine.step(state, choose(state, rng))
-    assert checked > 50
+    assert checked["discard"] > 100 and checked["draw"] > 20, checked
+    assert (checked["offer"] > 0) is (rules.deal_mode != "eleven"), checked
+    assert (checked["wall"] > 0) is (name in REACH_THE_WALL), checked
 
 
 def corrupted_states():

@@ -1,4 +1,5 @@
-"""The exact solver (R5-R8, R22, R27-R29) against the oracle test data, a brute-force reference, and itself."""
+"""The exact solver (R5-R8, R22, R27-R29) against the oracle test data, a brute-force reference, the readable Python
+solver (``tests/oracles/python_solver.py``), and itself."""
 
 import gzip
 import json
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from gin_env.game import cards, solver
 from gin_env.game.solver import kernels
+from tests.oracles import python_solver as oracle
 from tests.reference import brute_best_discard, brute_deadwood
 
 TESTDATA = Path(__file__).resolve().parent / "data"
@@ -136,7 +138,7 @@ def test_knock_showdown_range_over_every_optimal_arrangement():
         if r["gin"]:
             continue
         fs = [solver.showdown(r["knocker"], r["defender"], arrangement=a).defender_deadwood
-              for a in solver.optimal_arrangements(r["knocker"])]
+              for a in oracle.optimal_arrangements(r["knocker"])]
         assert [min(fs), max(fs)] == r["defender_deadwood_range"], r["id"]
 
 
@@ -238,8 +240,8 @@ def test_eleven_card_run_is_big_gin_shape():
     assert solver.deadwood("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH") == 0  # E4
 
 
-def test_optimal_arrangements_of_overlap_hand_are_runs_and_sets():
-    layouts = solver.optimal_arrangements("7S 8S 9S 7H 8H 9H 7D 8D 9D 2C")
+def test_the_oracles_arrangements_of_an_overlap_hand_are_runs_and_sets():
+    layouts = oracle.optimal_arrangements("7S 8S 9S 7H 8H 9H 7D 8D 9D 2C")
     as_text = sorted(sorted(cards.to_str(m) for m in arr) for arr in layouts)
     assert as_text == [["7D 8D 9D", "7H 8H 9H", "7S 8S 9S"], ["7S 7H 7D", "8S 8H 8D", "9S 9H 9D"]]
 
@@ -325,20 +327,18 @@ def _check_laydown(lay, knocker_melds, defender):
 
 def test_defender_laydown_matches_the_showdown_over_every_knocker_layout():
     """R27, R28: from the declared melds alone, the defender's lay-down is the showdown's, for every
-    minimum-deadwood layout the knocker may declare (R22) of every oracle knock; the private search behind it agrees."""
-    from gin_env.game.solver.laydown import _defender_after_layoffs
-
+    minimum-deadwood layout the knocker may declare (R22) of every oracle knock; the Python oracle's search agrees."""
     laid_off = 0
     for r in KNOCK_CASES:
         defender = cards.to_mask(r["defender"])
-        for melds in solver.optimal_arrangements(r["knocker"]):
+        for melds in oracle.optimal_arrangements(r["knocker"]):
             show = solver.showdown(r["knocker"], r["defender"], arrangement=melds)
             lay = solver.defender_laydown(show.knocker_melds, r["defender"])
             assert lay.deadwood == show.defender_deadwood, r["id"]
             assert lay.layoffs == show.layoff_melds, r["id"]
             _check_laydown(lay, show.knocker_melds, r["defender"])
             if not r["gin"]:
-                f, parts = _defender_after_layoffs(show.knocker_melds, defender)
+                f, parts = oracle.defender_after_layoffs(show.knocker_melds, defender)
                 assert (f, tuple(tuple(cards.to_ids(p)) for p in parts)) == (lay.deadwood, lay.layoffs), r["id"]
             laid_off += any(lay.layoffs)
     assert laid_off >= 300
@@ -376,3 +376,79 @@ def test_defender_laydown_names_an_impossible_meld():
         solver.defender_laydown([cards.parse("3S 4S 5S")], defender)
     with pytest.raises(ValueError, match="overlaps another meld"):
         solver.defender_laydown([cards.parse("AS 2S 3S"), cards.parse("3S 3D 3C")], defender)
+
+
+# ----- the compiled solver against the readable Python oracle ----------------------------------------------------
+
+def _deals(seed, n):
+    """Random deals, deals from two suits (runs, chains to lay off) and deals from six ranks of every suit (sets,
+    fourth cards, several optimal layouts): (knocker's 10 cards, defender's 10 cards, an 11-card holding)."""
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        low = int(rng.integers(0, 8))
+        few_ranks = [s * 13 + r for s in range(4) for r in range(low, low + 6)]
+        pool = [rng.choice(52, 20, replace=False), rng.choice(26, 20, replace=False) + 13 * (i % 3),
+                rng.choice(few_ranks, 20, replace=False)][i % 3]
+        yield sorted(int(c) for c in pool[:10]), sorted(int(c) for c in pool[10:]), sorted(int(c) for c in pool[:11])
+
+
+def test_arrangement_and_discards_match_the_oracle():
+    """One arrangement of a holding is the oracle's to the card: the first optimal set choice with the last set rank
+    varying fastest, runs as ``RUN_MOVE`` splits them (R7); the discard dict has the oracle's values in card order
+    (R8). Over the testdata and random, two-suit and six-rank holdings of 10 and 11 cards."""
+    holdings = [cards.parse(r["cards"]) for r in DEADWOOD_CASES]
+    for knocker, defender, eleven in _deals(41, 1500):
+        holdings += [knocker, defender, eleven]
+    for hand in holdings:
+        assert solver.arrangement(hand) == oracle.arrangement(hand), cards.to_str(hand)
+    for hand in (h for h in holdings if len(h) == 11):
+        assert list(solver.discard_deadwoods(hand).items()) == list(oracle.discard_deadwoods(hand).items())
+
+
+def test_showdowns_and_laydowns_match_the_oracle_on_every_knock_case():
+    """Every oracle knock, laid down by the compiled solver and by the Python oracle's search: the same Showdown to
+    the card (R22: the knocker's layout, first in sorted order among those leaving the defender most; R27, R28:
+    the layoffs and the meld each goes on) with and without layoffs, for the auto-arrangement and for each optimal
+    layout declared explicitly, and the same defender lay-down against it."""
+    differing_layouts = 0
+    for r in KNOCK_CASES:
+        knocker, defender = r["knocker"], r["defender"]
+        for layoffs in (True, False):
+            assert solver.showdown(knocker, defender, layoffs=layoffs) == \
+                oracle.showdown(knocker, defender, layoffs=layoffs), r["id"]
+        fs = set()
+        for layout in oracle.optimal_arrangements(knocker):
+            show = solver.showdown(knocker, defender, arrangement=layout)
+            assert show == oracle.showdown(knocker, defender, arrangement=layout), r["id"]
+            assert solver.defender_laydown(layout, defender) == oracle.defender_laydown(layout, defender), r["id"]
+            fs.add(show.defender_deadwood)
+        differing_layouts += len(fs) > 1
+    assert differing_layouts >= 10
+
+
+def test_showdowns_match_the_oracle_on_random_deals():
+    """Random, two-suit and six-rank deals: the compiled showdown (auto-arrangement, with and without layoffs) and
+    the defender's lay-down against the knocker's melds are the oracle's, card for card."""
+    laid_off = 0
+    for knocker, defender, _ in _deals(43, 900):
+        for layoffs in (True, False):
+            show = solver.showdown(knocker, defender, layoffs=layoffs)
+            assert show == oracle.showdown(knocker, defender, layoffs=layoffs), cards.to_str(knocker)
+        lay = solver.defender_laydown(show.knocker_melds[:-1], defender)
+        assert lay == oracle.defender_laydown(show.knocker_melds[:-1], defender), cards.to_str(knocker)
+        laid_off += bool(solver.showdown(knocker, defender).layoffs)
+    assert laid_off >= 100
+
+
+def test_the_knocker_lays_down_the_layout_that_leaves_the_defender_most():
+    """7S-9S, 7H-9H and 7D-9D meld as three runs or three sets (R22). The runs come first in sorted order and are
+    laid down when both leave the same; a defender holding TS could lay it off on the spade run, so the sets are;
+    one holding 7C could lay it off on the sevens, so the runs are."""
+    knocker = cards.parse("7S 8S 9S 7H 8H 9H 7D 8D 9D 2C")
+    runs = tuple(tuple(cards.parse(m)) for m in ("7S 8S 9S", "7H 8H 9H", "7D 8D 9D"))
+    sets = tuple(tuple(sorted(cards.parse(m))) for m in ("7S 7H 7D", "8S 8H 8D", "9S 9H 9D"))
+    for defender, melds in (("KS KH QD QC JS JH 5D 4C 3C 2D", runs), ("TS KH QD QC JH 5D 4C 3C 2D AH", sets),
+                            ("7C KH QD QC JS JH 5D 4C 3C 2D", runs)):
+        show = solver.showdown(knocker, defender)
+        assert show.knocker_melds == melds, defender
+        assert show == oracle.showdown(knocker, defender)

@@ -17,9 +17,9 @@ from numba import njit
 
 from gin_env.batch.bits import card_bit
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
-from gin_env.game.cards import NO_CARD
-from gin_env.game.engine import DEALT, DISCARD, DRAW, OFFER, OVER, PHASE_NAMES, WALL
-from gin_env.game.hand_rules import KNOCK_ROW, TURN_ROW, knock, turn
+from gin_env.game.cards import N_CARDS, NO_CARD
+from gin_env.game.engine import DEALT, DISCARD, OFFER, OVER, WALL
+from gin_env.game.hand_rules import KNOCK_ROW, TURN_ROW, knock, phases, turn
 from gin_env.game.hand_rules.knock import (  # noqa: F401 - the outcome codes are part of this module's interface
     BIG_GIN_KIND,
     DEAD,
@@ -31,7 +31,8 @@ from gin_env.game.hand_rules.knock import (  # noqa: F401 - the outcome codes ar
     UNDERCUT,
 )
 from gin_env.game.hand_rules.taken_card import kept_card
-from gin_env.game.solver.kernels import N_CARDS, deadwood_of, discard_phase_of, scratch, showdown_of
+from gin_env.game.solver.kernels import deadwood_of, discard_phase_of, scratch
+from gin_env.game.solver.melds import showdown_of
 
 #: ``HandBatch.kind`` while a hand is live.
 LIVE = -1
@@ -51,26 +52,8 @@ HANDS, KNOWN, DISCARDED, DECLINED = range(4)
 N_PLAYER_MASKS = 4
 
 
-def _no_card_bits() -> np.ndarray:
-    """Word 0 of the legal-action bit string holding the four actions that name no card, by key ``16 * phase + 8 *
-    (the stock may be drawn) + 4 * (the pile may be taken in the draw) + 2 * (the top discard may be taken at the
-    wall) + (big gin)`` (R13, R15, R24, R37, R38); flags that do not apply to the phase are ignored."""
-    table = np.zeros(len(PHASE_NAMES) * 16, dtype=np.uint64)
-    for phase in range(len(PHASE_NAMES)):
-        for flags in range(16):
-            stock, pile, wall_take, big_gin = (flags >> 3) & 1, (flags >> 2) & 1, (flags >> 1) & 1, flags & 1
-            legal = {OFFER: [TAKE_DISCARD, PASS],
-                     DRAW: [DRAW_STOCK] * stock + [TAKE_DISCARD] * pile,
-                     WALL: [PASS] + [TAKE_DISCARD] * wall_take,
-                     DISCARD: [BIG_GIN] * big_gin}.get(phase, [])
-            table[16 * phase + flags] = sum(1 << a for a in legal)
-    return table
-
-
-_NO_CARD_BITS = _no_card_bits()
-# The legal-action bit string is two words: discards start in word 0, knocks straddle both (N_ACTIONS < 128).
-ACTION_WORDS = (N_ACTIONS + 63) // 64
-assert ACTION_WORDS == 2 and KNOCK_BASE < 64 < KNOCK_BASE + N_CARDS
+#: The legal-action bit string's words (``phases.legal_words``).
+ACTION_WORDS = phases.ACTION_WORDS
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -175,26 +158,13 @@ def deal(games, decks, dealers, rule_values, numbers, switches, card_masks, play
 # Legal actions
 # ---------------------------------------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always")
-def _legal_words(phase, stock_ok, pile_ok, wall_take, big_gin, must_knock, hand, kept, knock_cards):
-    """A game's legal actions as two words (bit ``a`` of the pair for action ``a``)."""
-    low = _NO_CARD_BITS[phase * 16 + stock_ok * 8 + pile_ok * 4 + wall_take * 2 + big_gin]
-    high = np.uint64(0)
-    if phase == DISCARD:
-        if not must_knock:
-            low |= (hand & ~card_bit(kept)) << np.uint64(DISCARD_BASE)
-        low |= knock_cards << np.uint64(KNOCK_BASE)
-        high = knock_cards >> np.uint64(64 - KNOCK_BASE)
-    return low, high
-
-
 @njit(cache=True)
 def legal_bits(games, rule_values, numbers, switches, card_masks, player_masks, out):
     """``out`` ((k, 2) uint64): the legal-action bit strings of ``games``, least significant word first."""
     turn_values = rule_values[TURN_ROW]
     for i in range(games.size):
         g = games[i]
-        out[i, 0], out[i, 1] = _legal_words(
+        out[i, 0], out[i, 1] = phases.legal_words(
             numbers[PHASE, g], turn.can_draw_stock(turn_values, N_CARDS - numbers[STOCK_TOP, g]),
             numbers[PILE_LEN, g] > 0 and not switches[BOTH_PASSED, g], switches[WALL_TAKE, g],
             switches[BIG_GIN_FLAG, g], switches[MUST_KNOCK, g], player_masks[HANDS, g, numbers[CURRENT, g]],
@@ -247,28 +217,26 @@ def _first_illegal(games, chosen, known_legal, rule_values, numbers, switches, c
 @njit(cache=True, inline="always")
 def _pass(g, player, rule_values, numbers, switches, player_masks):
     """PASS: decline the upcard in the offer (R13, R14), or let the hand die at the wall (R38)."""
-    if numbers[PHASE, g] != OFFER:
+    phase, numbers[CURRENT, g], switches[BOTH_PASSED, g] = phases.after_pass(numbers[PHASE, g], player,
+                                                                              numbers[DEALER, g])
+    if phase == OVER:
         _end_dead(g, False, numbers, switches)
         return
     player_masks[DECLINED, g, player] |= card_bit(numbers[PILE_TOP, g])
-    numbers[CURRENT, g] = 1 - player
-    if player == numbers[DEALER, g]:
-        numbers[PHASE, g] = DRAW
-        switches[BOTH_PASSED, g] = True
+    numbers[PHASE, g] = phase
 
 
 @njit(cache=True, inline="always")
 def _take(g, a, player, rule_values, numbers, switches, card_masks, player_masks, deck, pile, slots, per_card):
     """TAKE_DISCARD or DRAW_STOCK (R13, R15, R38, R60): the player comes to hold 11 cards, unless the take would
     reach the cap of upcard draws and ends the hand instead."""
-    phase = numbers[PHASE, g]
     top = numbers[PILE_TOP, g]
+    phase, must_knock, numbers[UPCARD_DRAWS, g] = phases.after_take(rule_values[TURN_ROW], numbers[PHASE, g],
+                                                                    a == TAKE_DISCARD, numbers[UPCARD_DRAWS, g])
+    if phase == OVER:
+        _end_dead(g, False, numbers, switches)
+        return
     if a == TAKE_DISCARD:
-        if phase == DRAW:
-            numbers[UPCARD_DRAWS, g] += 1  # R60 counts the draw-phase takes
-            if turn.upcard_take_ends(rule_values[TURN_ROW], numbers[UPCARD_DRAWS, g]):
-                _end_dead(g, False, numbers, switches)
-                return
         bit = card_bit(top)
         player_masks[KNOWN, g, player] |= bit
         length = numbers[PILE_LEN, g] - 1
@@ -276,7 +244,6 @@ def _take(g, a, player, rule_values, numbers, switches, card_masks, player_masks
         numbers[PILE_TOP, g] = pile[g, length - 1] if length > 0 else NO_CARD
         card_masks[PILE_MASK, g] ^= bit
         numbers[TAKEN, g] = top
-        switches[MUST_KNOCK, g] = phase == WALL
     else:
         player_masks[DECLINED, g, player] |= card_bit(top)
         bit = card_bit(deck[g, numbers[STOCK_TOP, g]])
@@ -284,7 +251,8 @@ def _take(g, a, player, rule_values, numbers, switches, card_masks, player_masks
         numbers[TAKEN, g] = NO_CARD
         switches[BOTH_PASSED, g] = False
     player_masks[HANDS, g, player] |= bit
-    numbers[PHASE, g] = DISCARD
+    numbers[PHASE, g] = phase
+    switches[MUST_KNOCK, g] = must_knock
     _solve_discard_phase(g, rule_values, numbers, switches, card_masks, player_masks, slots, per_card)
 
 
@@ -311,18 +279,17 @@ def _after_discard(g, card, player, rule_values, numbers, switches, player_masks
     returns = turn.returns_after(numbers[RETURNS, g], card, numbers[TAKEN, g])
     numbers[RETURNS, g] = returns
     player_masks[DISCARDED, g, player] |= card_bit(card)
-    numbers[CURRENT, g] = 1 - player
     numbers[TAKEN, g] = NO_CARD
     numbers[TURNS, g] += 1
-    after = turn.after_discard(rule_values[TURN_ROW], numbers[TURNS, g], returns, N_CARDS - numbers[STOCK_TOP, g])
-    if after == turn.NEXT_TURN:
-        numbers[PHASE, g] = DRAW
-    elif after == turn.WALL_OFFER:
-        numbers[PHASE, g] = WALL
+    phase, numbers[CURRENT, g], capped = phases.after_discard(rule_values[TURN_ROW], player, numbers[TURNS, g],
+                                                              returns, N_CARDS - numbers[STOCK_TOP, g])
+    if phase == OVER:
+        _end_dead(g, capped, numbers, switches)
+        return
+    numbers[PHASE, g] = phase
+    if phase == WALL:
         switches[WALL_TAKE, g] = _wall_take(player_masks[HANDS, g, 1 - player], card, numbers[KNOCK_LIMIT, g],
                                             rule_values, slots, per_card)
-    else:
-        _end_dead(g, after == turn.CAPPED, numbers, switches)
 
 
 @njit(cache=True)

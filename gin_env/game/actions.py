@@ -14,9 +14,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
 from gin_env.game import cards
 
 DRAW_STOCK = 0
@@ -27,12 +24,6 @@ DISCARD_BASE = 4
 KNOCK_BASE = DISCARD_BASE + cards.N_CARDS
 #: The actions of the standard deck (``n_actions`` of its rules).
 N_ACTIONS = KNOCK_BASE + cards.N_CARDS
-
-#: ``mask_of_bits`` hands numba two words of this many action bits: each stays below 2**63, which numba reads from
-#: a Python int on its fast path (a larger int costs it tens of microseconds).
-_WORD_BITS = N_ACTIONS // 2
-_WORD = (1 << _WORD_BITS) - 1
-assert 2 * _WORD_BITS == N_ACTIONS and _WORD_BITS < 63
 
 _SIMPLE_NAMES = {DRAW_STOCK: "DRAW_STOCK", TAKE_DISCARD: "TAKE_DISCARD", PASS: "PASS", BIG_GIN: "BIG_GIN"}
 
@@ -95,16 +86,3 @@ def parse(text: str) -> int:
             return base + cards.card(text[len(prefix):-1])
     raise ValueError(f"unknown action {text!r}")
 
-
-def mask_of_bits(bits: int) -> np.ndarray:
-    """A new ``(N_ACTIONS,)`` bool mask with action ``a`` set where bit ``a`` of the int ``bits`` is."""
-    return _mask_of_words(bits & _WORD, bits >> _WORD_BITS)
-
-
-@njit(cache=True)
-def _mask_of_words(low, high):
-    mask = np.empty(N_ACTIONS, dtype=np.bool_)
-    for a in range(_WORD_BITS):
-        mask[a] = (low >> a) & 1
-        mask[_WORD_BITS + a] = (high >> a) & 1
-    return mask

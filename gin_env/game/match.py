@@ -164,19 +164,10 @@ def final_totals(match: MatchState) -> tuple[int, int]:
 def totals_with_bonuses(rules: Rules, scores: tuple[int, ...], boxes: tuple[int, ...],
                         winner: int) -> tuple[int, ...]:
     """Each side's final total of a game ``winner`` won (R41-R43; R53 for three players, R57 for teams, where
-    ``boxes`` counts the deals a team scored in): its points plus ``box_bonus`` per box, the winner's
-    ``game_bonus``, and the ``shutout`` rule when no other side has a box."""
-    shutout = not any(n for side, n in enumerate(boxes) if side != winner)
-    totals = [s + rules.box_bonus * n for s, n in zip(scores, boxes)]
-    game_bonus = rules.game_bonus
-    if shutout and rules.shutout == "double_hand_points":
-        totals[winner] += scores[winner]
-    if shutout and rules.shutout == "double_game_bonus":
-        game_bonus *= 2
-    totals[winner] += game_bonus
-    if shutout and rules.shutout == "double_total":
-        totals[winner] *= 2
-    return tuple(totals)
+    ``boxes`` counts the deals a team scored in): ``between_hands.final_total`` of each side."""
+    all_boxes = sum(boxes)
+    return tuple(between_hands.final_total(rules, s, n, all_boxes - n, side == winner, True)
+                 for side, (s, n) in enumerate(zip(scores, boxes)))
 
 
 def margin(match: MatchState) -> int:

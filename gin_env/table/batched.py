@@ -125,24 +125,14 @@ class BatchTable:
         return Recorded(hand_points, points, ends, ended)
 
     def final_totals(self, games: np.ndarray, winner: np.ndarray) -> np.ndarray:
-        """``match.final_totals`` for many finished games: (k, 2) totals indexed by player (R41-R43)."""
-        rules = self.rules
-        scores, won = self.scores[games], self.hands_won[games]
-        if rules.target is None:
+        """``match.final_totals`` for many finished games: (k, 2) totals indexed by player (R41-R43); the scores
+        alone where each game is a single hand (``target`` None)."""
+        scores, boxes = self.scores[games], self.hands_won[games]
+        if self.rules.target is None:
             return scores
-        rows = np.arange(games.size)
-        w = np.maximum(winner, 0)
-        shutout = won[rows, 1 - w] == 0
-        winner_points = scores[rows, w] * np.where(shutout & (rules.shutout == "double_hand_points"), 2, 1)
-        game_bonus = rules.game_bonus * np.where(shutout & (rules.shutout == "double_game_bonus"), 2, 1)
-        winner_total = winner_points + game_bonus + rules.box_bonus * won[rows, w]
-        winner_total *= np.where(shutout & (rules.shutout == "double_total"), 2, 1)
-        loser_total = scores[rows, 1 - w] + rules.box_bonus * won[rows, 1 - w]
-        totals = scores.copy()
-        decided = winner != NO_PLAYER
-        totals[rows[decided], w[decided]] = winner_total[decided]
-        totals[rows[decided], 1 - w[decided]] = loser_total[decided]
-        return totals
+        won = np.arange(scores.shape[1]) == winner[:, None]
+        return between_hands.final_total(self.rules, scores, boxes, boxes.sum(axis=1, keepdims=True) - boxes, won,
+                                         (winner != NO_PLAYER)[:, None])
 
 
 def next_dealers(rules: Rules, dealer: np.ndarray, winner: np.ndarray) -> np.ndarray:

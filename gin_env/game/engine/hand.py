@@ -1,8 +1,9 @@
 """One hand of Gin Rummy as a pure state machine (docs/rules.md R10-R39, R45-R47, R60-R61).
 
-This module owns the deal, which actions are legal in each phase and how an action changes the state; the state and
-outcome types are ``state``'s, a knock's score is ``scoring``'s. States are frozen: :func:`step` returns a new state
-and never touches the one it was given, so an illegal action leaves the caller's state exactly as it was (R18).
+This module owns the deal and how an action changes the state; which actions are legal is ``legal``'s, the state and
+outcome types are ``state``'s, a knock's score is ``scoring``'s, and the phase each action leads to is
+``hand_rules.phases``'. States are frozen: :func:`step` returns a new state and never touches the one it was given, so
+an illegal action leaves the caller's state exactly as it was (R18).
 
 Players are 0 ("P1") and 1 ("P2"). Hands are int bitmasks (``cards.to_mask``). Exact deadwood comes from
 ``solver``'s compiled one-hand kernels; this module only decides what those numbers allow.
@@ -16,31 +17,30 @@ import operator
 import numpy as np
 
 from gin_env.game import actions, cards
-from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
-from gin_env.game.cards import NO_CARD
+from gin_env.game.actions import BIG_GIN, DRAW_STOCK, PASS, TAKE_DISCARD
+from gin_env.game.cards import DEALT, NO_CARD
+from gin_env.game.engine.legal import illegal, wall_take_can_end
 from gin_env.game.engine.scoring import score_knock
 from gin_env.game.engine.state import (
     CAPPED_OUTCOME,
     DEAD_OUTCOME,
-    DEALT,
     DISCARD,
     DRAW,
     OFFER,
     OVER,
-    PHASE_NAMES,
     WALL,
     HandOutcome,
     HandState,
-    IllegalActionError,
     _new_state,
     _pair,
+    stock_size,
     upcard_or_none,
 )
-from gin_env.game.hand_rules import turn
+from gin_env.game.hand_rules import phases, turn
 from gin_env.game.hand_rules.knock import big_gin_legal
 from gin_env.game.hand_rules.taken_card import kept_card
 from gin_env.game.rules import Rules
-from gin_env.game.solver.kernels import deadwood_of_mask, discard_phase_of_mask
+from gin_env.game.solver.kernels import deadwood_of_mask
 
 # ---------------------------------------------------------------------------------------------------------------
 # Deal
@@ -50,13 +50,13 @@ def new_hand(rules: Rules, rng: np.random.Generator | None = None, *, dealer: in
              deck=None) -> HandState:
     """Deal one hand (R10, or RLCard's 11-card deal when ``deal_mode == "eleven"``).
 
-    ``deck`` is the deal order, index 0 on top: 52 card ids or card names, or one string of names (``"AS 2S ..."``);
-    without it the deck is shuffled with ``rng``."""
+    ``deck`` is the deal order, index 0 on top: every card id of the deck, or card names, or one string of names
+    (``"AS 2S ..."``); without it the deck is shuffled with ``rng``."""
     dealer = player_index(dealer, "dealer")
     if deck is None:
         if rng is None:
             raise ValueError("new_hand needs a numpy Generator (rng) or an explicit deck")
-        deck = tuple(rng.permutation(cards.N_CARDS).tolist())
+        deck = tuple(rng.permutation(rules.deck.n_cards).tolist())
     else:
         deck = deck_ids(deck)
     non_dealer = 1 - dealer
@@ -93,108 +93,34 @@ def player_index(value, name: str) -> int:
 
 
 def deck_ids(deck) -> tuple[int, ...]:
-    """A deal order as 52 card ids: from ids (any integer type), card names, or one string of names. Anything else,
-    or a deck that is not a permutation of the 52 cards, raises an error naming the problem."""
+    """A deal order as card ids, one of each card of the standard deck: from ids (any integer type), card names, or
+    one string of names. Anything else, or a deck that is not a permutation of the cards, raises an error naming the
+    problem."""
     if isinstance(deck, str):
         return deck_ids(cards.parse(deck))
     if isinstance(deck, np.ndarray) and deck.ndim != 1:
-        raise ValueError(f"deck must be one sequence of 52 cards, got an array of shape {deck.shape}")
+        raise ValueError(f"deck must be one sequence of {cards.N_CARDS} cards, got an array of shape {deck.shape}")
     try:
         items = list(deck)
     except TypeError:
-        raise TypeError(f"deck must be 52 card ids or card names (or one string of names), got {deck!r}") from None
+        raise TypeError(f"deck must be {cards.N_CARDS} card ids or card names (or one string of names), got "
+                        f"{deck!r}") from None
     ids = []
     for c in items:
         if isinstance(c, str):
             ids.append(cards.card(c))
-        elif isinstance(c, (bool, np.bool_)):
-            raise TypeError(f"deck holds {c!r}: cards are ids 0..51 or names such as 'TD'")
-        else:
-            try:
-                ids.append(operator.index(c))
-            except TypeError:
-                raise TypeError(f"deck holds {c!r}: cards are ids 0..51 or names such as 'TD'") from None
+            continue
+        not_a_card = TypeError(f"deck holds {c!r}: cards are ids 0..{cards.N_CARDS - 1} or names such as 'TD'")
+        if isinstance(c, (bool, np.bool_)):
+            raise not_a_card
+        try:
+            ids.append(operator.index(c))
+        except TypeError:
+            raise not_a_card from None
     if sorted(ids) != list(range(cards.N_CARDS)):
-        raise ValueError("deck must be a permutation of the 52 cards (ids 0..51), each exactly once")
+        raise ValueError(f"deck must be a permutation of the {cards.N_CARDS} cards (ids 0..{cards.N_CARDS - 1}), each "
+                         "exactly once")
     return tuple(ids)
-
-
-def stock_size(state: HandState) -> int:
-    """Cards left in the stock."""
-    return cards.N_CARDS - state.stock_top
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Legal actions
-# ---------------------------------------------------------------------------------------------------------------
-
-def _wall_take_can_end(state: HandState) -> bool:
-    """R38: taking the top discard at the wall is legal only if it allows a knock or big gin at once."""
-    top = state.pile[-1]
-    _, _, knock_cards, all_melded = discard_phase_of_mask(
-        state.hands[state.current] | (1 << top), kept_card(state.rules.discard_taken_card, top), state.knock_limit)
-    return turn.wall_take_allowed(knock_cards, big_gin_legal(state.rules.knock_values, all_melded))
-
-
-def legal_mask(state: HandState) -> np.ndarray:
-    """``(N_ACTIONS,)`` bool mask of the legal actions; all False only when the hand is over."""
-    phase = state.phase
-    if phase == OFFER:
-        return _OFFER_MASK.copy()
-    if phase == DRAW:
-        # A turn never starts at the wall (R37), so DRAW_STOCK is always legal here.
-        return (_DRAW_ONLY_MASK if state.both_passed or not state.pile else _DRAW_OR_TAKE_MASK).copy()
-    if phase == DISCARD:
-        return _discard_phase_mask(state)
-    mask = np.zeros(N_ACTIONS, dtype=bool)
-    if phase == WALL:
-        mask[PASS] = True
-        mask[TAKE_DISCARD] = _wall_take_can_end(state)
-    return mask
-
-
-def _discard_phase_mask(state: HandState) -> np.ndarray:
-    """R16, R20, R24 as the bits of one int (discards at DISCARD_BASE + c, knocks at KNOCK_BASE + c), unpacked in
-    one compiled call; the discard phase's answers come from one compiled solve of the 11 cards."""
-    hand = state.hands[state.current]
-    blocked = kept_card(state.rules.discard_taken_card, state.taken)
-    _, _, knock_cards, all_melded = discard_phase_of_mask(hand, blocked, state.knock_limit)
-    movable = hand & ~(1 << blocked) if blocked != NO_CARD else hand
-    # The solve already leaves the blocked card out of the knock cards.
-    bits = knock_cards << KNOCK_BASE if state.must_knock else movable << DISCARD_BASE | knock_cards << KNOCK_BASE
-    if big_gin_legal(state.rules.knock_values, all_melded):
-        bits |= 1 << BIG_GIN
-    return actions.mask_of_bits(bits)
-
-
-def _constant_mask(*legal: int) -> np.ndarray:
-    mask = np.zeros(N_ACTIONS, dtype=bool)
-    mask[list(legal)] = True
-    return mask
-
-
-_OFFER_MASK = _constant_mask(TAKE_DISCARD, PASS)
-_DRAW_ONLY_MASK = _constant_mask(DRAW_STOCK)
-_DRAW_OR_TAKE_MASK = _constant_mask(DRAW_STOCK, TAKE_DISCARD)
-
-
-def legal_actions(state: HandState) -> list[int]:
-    """The legal action ids, ascending."""
-    return np.flatnonzero(legal_mask(state)).tolist()
-
-
-def _action_label(action) -> str:
-    try:
-        return actions.name(action)
-    except (ValueError, TypeError):
-        return f"{action!r} (not an action id)"
-
-
-def _illegal(state: HandState, action) -> IllegalActionError:
-    legal = ", ".join(actions.name(a) for a in legal_actions(state)) or "none, the hand is over"
-    return IllegalActionError(
-        f"illegal action {_action_label(action)} in phase {PHASE_NAMES[state.phase]!r} "
-        f"(player {state.current} to act); legal actions: {legal}")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -205,68 +131,73 @@ def step(state: HandState, action) -> HandState:
     """Apply one action and return the new state (pure). Illegal actions raise :class:`IllegalActionError`.
 
     A non-integer action (a float, a string, an array) raises ``TypeError``: it is a caller's mistake, not a move.
-    Legality is checked per action, not by building the whole mask, because this is the RL hot path."""
+    Legality is checked per action, not by building the whole mask, because this is the RL hot path; each check
+    asks only the facts its action needs, and ``tests/test_engine.py`` holds them to ``legal_mask`` on every action
+    of many states."""
     try:
         action = operator.index(action)
     except TypeError:
         raise TypeError(f"an action must be an integer action id, got {action!r} ({type(action).__name__})") from None
     phase = state.phase
     if phase == OFFER:
-        return _step_offer(state, action)
-    if phase == DRAW:
-        return _step_draw(state, action)
-    if phase == DISCARD:
+        if action == TAKE_DISCARD:
+            return _take_pile(state)
+        if action == PASS:
+            return _pass(state)
+    elif phase == DRAW:
+        if action == DRAW_STOCK and turn.can_draw_stock(state.rules.turn_values, stock_size(state)):
+            return _draw_stock(state)
+        if action == TAKE_DISCARD and state.pile and not state.both_passed:
+            return _take_pile(state)
+    elif phase == DISCARD:
         return _step_discard_phase(state, action)
-    if phase == WALL:
-        return _step_wall(state, action)
-    raise _illegal(state, action)
+    elif phase == WALL:
+        if action == PASS:
+            return _pass(state)
+        if action == TAKE_DISCARD and wall_take_can_end(state):
+            return _take_pile(state)
+    raise illegal(state, action)
 
 
-def _take_pile(state: HandState, *, must_knock: bool, upcard_draws: int) -> HandState:
-    """Take the top of the discard pile (R13, R15, R38); R16 then forbids discarding it this turn."""
+def _pass(state: HandState) -> HandState:
+    """PASS: decline the upcard in the offer (R13, R14), or let the hand die at the wall (R38)."""
     s = state
     p = s.current
+    phase, current, both_passed = phases.after_pass(s.phase, p, s.dealer)
+    if phase == OVER:
+        return dataclasses.replace(state, phase=phase, current=current, both_passed=both_passed, outcome=DEAD_OUTCOME)
+    declined = _pair(s.declined, p, s.declined[p] | (1 << s.pile[-1]))
+    return _new_state(s.rules, s.deck, s.hands, s.stock_top, s.pile, s.dealer, current, phase, s.taken, both_passed,
+                      s.must_knock, s.initial_upcard, s.knock_limit, s.turns, s.known, s.discarded, declined,
+                      s.outcome, s.upcard_draws, s.returns)
+
+
+def _take_pile(state: HandState) -> HandState:
+    """Take the top of the discard pile (R13, R15, R38); R16 then forbids discarding it this turn. A draw-phase take
+    that reaches R60's cap ends the hand instead, the card left on the pile."""
+    s = state
+    p = s.current
+    phase, must_knock, upcard_draws = phases.after_take(s.rules.turn_values, s.phase, True, s.upcard_draws)
+    if phase == OVER:
+        return dataclasses.replace(state, phase=phase, upcard_draws=upcard_draws, outcome=DEAD_OUTCOME)
     top = s.pile[-1]
     return _new_state(s.rules, s.deck, _pair(s.hands, p, s.hands[p] | (1 << top)), s.stock_top, s.pile[:-1], s.dealer,
-                      p, DISCARD, top, s.both_passed, must_knock, s.initial_upcard, s.knock_limit, s.turns,
+                      p, phase, top, s.both_passed, must_knock, s.initial_upcard, s.knock_limit, s.turns,
                       _pair(s.known, p, s.known[p] | (1 << top)), s.discarded, s.declined, s.outcome, upcard_draws,
                       s.returns)
 
 
-def _step_offer(state: HandState, action: int) -> HandState:
-    """R13/R14: the non-dealer, then the dealer, may take the upcard; after two passes the non-dealer draws."""
-    if action == TAKE_DISCARD:
-        return _take_pile(state, must_knock=False, upcard_draws=state.upcard_draws)
-    if action != PASS:
-        raise _illegal(state, action)
+def _draw_stock(state: HandState) -> HandState:
+    """R15: draw the top stock card; the top discard left on the pile counts as declined."""
     s = state
     p = s.current
-    declined = _pair(s.declined, p, s.declined[p] | (1 << s.pile[-1]))
-    both_passed = p == s.dealer
-    return _new_state(s.rules, s.deck, s.hands, s.stock_top, s.pile, s.dealer, 1 - p, DRAW if both_passed else OFFER,
-                      s.taken, both_passed, s.must_knock, s.initial_upcard, s.knock_limit, s.turns, s.known,
-                      s.discarded, declined, s.outcome, s.upcard_draws, s.returns)
-
-
-def _step_draw(state: HandState, action: int) -> HandState:
-    """R15: draw the top stock card (not from the wall, R36) or take the top discard (not after R13c)."""
-    if action == DRAW_STOCK and turn.can_draw_stock(state.rules.turn_values, stock_size(state)):
-        p = state.current
-        drawn = state.deck[state.stock_top]
-        declined = state.declined
-        if state.pile:
-            declined = _pair(declined, p, declined[p] | (1 << state.pile[-1]))
-        s = state
-        return _new_state(s.rules, s.deck, _pair(s.hands, p, s.hands[p] | (1 << drawn)), s.stock_top + 1, s.pile,
-                          s.dealer, p, DISCARD, NO_CARD, False, s.must_knock, s.initial_upcard, s.knock_limit,
-                          s.turns, s.known, s.discarded, declined, s.outcome, s.upcard_draws, s.returns)
-    if action == TAKE_DISCARD and state.pile and not state.both_passed:
-        draws = state.upcard_draws + 1
-        if turn.upcard_take_ends(state.rules.turn_values, draws):
-            # R60: the take that would reach the cap ends the hand instead; the card stays on the pile.
-            return dataclasses.replace(state, phase=OVER, upcard_draws=draws, outcome=DEAD_OUTCOME)
-        return _take_pile(state, must_knock=False, upcard_draws=draws)
-    raise _illegal(state, action)
+    phase, must_knock, upcard_draws = phases.after_take(s.rules.turn_values, s.phase, False, s.upcard_draws)
+    declined = s.declined
+    if s.pile:
+        declined = _pair(declined, p, declined[p] | (1 << s.pile[-1]))
+    return _new_state(s.rules, s.deck, _pair(s.hands, p, s.hands[p] | (1 << s.deck[s.stock_top])), s.stock_top + 1,
+                      s.pile, s.dealer, p, phase, NO_CARD, False, must_knock, s.initial_upcard, s.knock_limit, s.turns,
+                      s.known, s.discarded, declined, s.outcome, upcard_draws, s.returns)
 
 
 def _step_discard_phase(state: HandState, action: int) -> HandState:
@@ -275,7 +206,7 @@ def _step_discard_phase(state: HandState, action: int) -> HandState:
     if action == BIG_GIN:
         if big_gin_legal(state.rules.knock_values, deadwood_of_mask(hand) == 0):
             return _end_by_knock(state, hand, NO_CARD)
-        raise _illegal(state, action)
+        raise illegal(state, action)
     if actions.is_discard(action) or actions.is_knock(action):
         c = actions.action_card(action)
         bit = 1 << c
@@ -285,37 +216,23 @@ def _step_discard_phase(state: HandState, action: int) -> HandState:
                     return _discard(state, c)
             elif deadwood_of_mask(hand ^ bit) <= state.knock_limit:
                 return _end_by_knock(state, hand ^ bit, c)
-    raise _illegal(state, action)
+    raise illegal(state, action)
 
 
 def _discard(state: HandState, c: int) -> HandState:
     """Put ``c`` face up on the pile and pass the turn; the hand may die here (R19, R37, R61) or reach the wall
     (R38)."""
-    p = state.current
-    bit = 1 << c
-    turns = state.turns + 1
-    returns = turn.returns_after(state.returns, c, state.taken)
-    after = turn.after_discard(state.rules.turn_values, turns, returns, stock_size(state))
-    phase = _PHASE_AFTER_DISCARD[after]
     s = state
+    p = s.current
+    bit = 1 << c
+    turns = s.turns + 1
+    returns = turn.returns_after(s.returns, c, s.taken)
+    phase, current, capped = phases.after_discard(s.rules.turn_values, p, turns, returns, stock_size(s))
+    outcome = (CAPPED_OUTCOME if capped else DEAD_OUTCOME) if phase == OVER else None
     return _new_state(s.rules, s.deck, _pair(s.hands, p, s.hands[p] ^ bit), s.stock_top, s.pile + (c,), s.dealer,
-                      1 - p, phase, NO_CARD, s.both_passed, s.must_knock, s.initial_upcard, s.knock_limit, turns,
+                      current, phase, NO_CARD, s.both_passed, s.must_knock, s.initial_upcard, s.knock_limit, turns,
                       _pair(s.known, p, s.known[p] & ~bit), _pair(s.discarded, p, s.discarded[p] | bit), s.declined,
-                      _OUTCOME_AFTER_DISCARD[after], s.upcard_draws, returns)
-
-
-_PHASE_AFTER_DISCARD = {turn.NEXT_TURN: DRAW, turn.WALL_OFFER: WALL, turn.DEAD_HAND: OVER, turn.CAPPED: OVER}
-_OUTCOME_AFTER_DISCARD = {turn.NEXT_TURN: None, turn.WALL_OFFER: None, turn.DEAD_HAND: DEAD_OUTCOME,
-                          turn.CAPPED: CAPPED_OUTCOME}
-
-
-def _step_wall(state: HandState, action: int) -> HandState:
-    """R38: take the top discard only to knock at once, or pass and let the hand die."""
-    if action == PASS:
-        return dataclasses.replace(state, phase=OVER, outcome=DEAD_OUTCOME)
-    if action == TAKE_DISCARD and _wall_take_can_end(state):
-        return _take_pile(state, must_knock=True, upcard_draws=state.upcard_draws)
-    raise _illegal(state, action)
+                      outcome, s.upcard_draws, returns)
 
 
 def _end_by_knock(state: HandState, knocker_hand: int, knock_card: int) -> HandState:

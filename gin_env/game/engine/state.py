@@ -1,7 +1,7 @@
 """The types of one hand (docs/rules.md R10-R39): :class:`HandState`, every fact of a hand in frozen fields, and
-:class:`HandOutcome`, how it ended; the phase ids; and the fast constructor the engine's steps build states with
-(``_new_state`` and ``_pair``, private to the engine package). The rules that move a state from phase to phase are
-``hand``'s."""
+:class:`HandOutcome`, how it ended; and the fast constructor the engine's steps build states with (``_new_state``
+and ``_pair``, private to the engine package). The phase ids, and the rules that move a state from phase to phase,
+are ``hand_rules.phases``'; ``hand`` applies them."""
 
 from __future__ import annotations
 
@@ -9,13 +9,8 @@ import dataclasses
 from dataclasses import dataclass
 
 from gin_env.game.cards import NO_CARD
-from gin_env.game.rules import HAND_SIZE, Rules
-
-OFFER, DRAW, DISCARD, WALL, OVER = 0, 1, 2, 3, 4
-PHASE_NAMES = ("offer", "draw", "discard", "wall", "over")
-
-#: Cards dealt before the upcard (R10): ten each, alternately.
-DEALT = 2 * HAND_SIZE
+from gin_env.game.hand_rules.phases import DISCARD, DRAW, OFFER, OVER, PHASE_NAMES, WALL  # noqa: F401 - re-exported
+from gin_env.game.rules import Rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +106,11 @@ class IllegalActionError(ValueError):
 def _pair(pair: tuple[int, int], player: int, value: int) -> tuple[int, int]:
     """``pair`` with the entry of ``player`` replaced."""
     return (value, pair[1]) if player == 0 else (pair[0], value)
+
+
+def stock_size(state: HandState) -> int:
+    """Cards left in the stock."""
+    return len(state.deck) - state.stock_top
 
 
 def upcard_or_none(state: HandState) -> int | None:

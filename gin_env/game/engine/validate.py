@@ -1,4 +1,4 @@
-"""The invariants of a hand state (docs/development.md): each of the 52 cards in exactly one place, hand
+"""The invariants of a hand state (docs/development.md): each card in exactly one place, hand
 sizes per phase, the legal mask against the phase, and the public per-player records against where the cards are.
 """
 
@@ -6,13 +6,22 @@ from __future__ import annotations
 
 from gin_env.game import actions, cards
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from gin_env.game.cards import NO_CARD
-from gin_env.game.engine.hand import legal_actions, stock_size
-from gin_env.game.engine.state import DEALT, DISCARD, DRAW, OFFER, OVER, PHASE_NAMES, WALL, HandState, upcard_or_none
+from gin_env.game.cards import DEALT, HAND_SIZE, NO_CARD
+from gin_env.game.engine.legal import legal_actions
+from gin_env.game.engine.state import (
+    DISCARD,
+    DRAW,
+    OFFER,
+    OVER,
+    PHASE_NAMES,
+    WALL,
+    HandState,
+    stock_size,
+    upcard_or_none,
+)
 from gin_env.game.hand_rules import turn
 from gin_env.game.hand_rules.knock import big_gin_legal
 from gin_env.game.hand_rules.taken_card import kept_card
-from gin_env.game.rules import HAND_SIZE
 
 
 def _mask_of(ids) -> int:
@@ -26,11 +35,11 @@ def _mask_of(ids) -> int:
 def validate(state: HandState) -> None:
     """Check every invariant of a state; raise ``AssertionError`` naming the first one broken.
 
-    Owns: each of the 52 cards in exactly one place (R11), hand sizes per phase, the mask against the phase, and the
+    Owns: each card in exactly one place (R11), hand sizes per phase, the mask against the phase, and the
     public per-player records against where the cards are. Checks are plain ``if``s, not ``assert``, so they also
     run under ``python -O``, and messages are only formatted on failure because this runs after every test step."""
     if sorted(state.deck) != list(range(cards.N_CARDS)):
-        raise AssertionError("deck is not a permutation of 0..51")
+        raise AssertionError(f"deck is not a permutation of 0..{cards.N_CARDS - 1}")
     if state.phase not in range(len(PHASE_NAMES)):
         raise AssertionError(f"unknown phase {state.phase!r}")
     if state.dealer not in (0, 1) or state.current not in (0, 1):
@@ -47,7 +56,7 @@ def validate(state: HandState) -> None:
 
 
 def _check_cards(state: HandState, stock: int) -> None:
-    """R11: hands, stock and pile partition the 52 cards."""
+    """R11: hands, stock and pile partition the deck."""
     pile = _mask_of(state.pile)
     if pile.bit_count() != len(state.pile):
         raise AssertionError(f"discard pile holds a card twice: {[cards.card_str(c) for c in state.pile]}")

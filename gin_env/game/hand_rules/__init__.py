@@ -1,15 +1,16 @@
 """The hand rules that both engines run, each written once (docs/rules.md R10-R61).
 
 Each module holds the rules of one part of a hand as small functions of plain ints and bools: ``taken_card`` (R16),
-``knock`` (R20-R35, R46, R47), ``turn`` (R15, R19, R36-R38, R60, R61) and ``between_hands`` (R19a, R44). The
-scalar engine calls them as written; the batched engine's numba kernels inline the same functions, registered
-with ``numba.extending.register_jitable``. A module that reads ``Rules`` options gives them as one tuple of ints
-(``knock.knock_values``, ``turn.turn_values``, which ``Rules`` caches as properties of the same names) indexed by
-the module's own constants; the kernels read the same values as the module's row of ``rule_values``. A new option
-therefore touches ``Rules`` and the one module that reads it.
+``knock`` (R20-R35, R46, R47), ``turn`` (R15, R19, R36-R38, R60, R61), ``phases`` (each phase's legal actions and
+the phase each action leads to) and ``between_hands`` (R19a, R41-R44). The scalar engine calls them as written; the
+batched engine's numba kernels, and the scalar engine's one compiled helper (``engine.legal``), inline the same
+functions, registered with ``numba.extending.register_jitable``. A module that reads ``Rules`` options gives them as
+one tuple of ints (``knock.knock_values``, ``turn.turn_values``, which ``Rules`` caches as properties of the same
+names) indexed by the module's own constants; the kernels read the same values as the module's row of
+``rule_values``. A new option therefore touches ``Rules`` and the one module that reads it.
 
 Numba caches a kernel by its own file only: after editing a module here, delete the ``__pycache__`` folders of
-``gin_env/batch`` so that the kernels inline the new code.
+``gin_env/batch`` and ``gin_env/game/engine`` so that the kernels inline the new code.
 """
 
 from __future__ import annotations

@@ -16,9 +16,6 @@ from numba.extending import register_jitable
 NO_CAP = -1
 #: Returns in a row that end the hand under ``repeat_discard_ends`` (R61): one by each player.
 RETURNS_TO_END = 2
-#: What follows a discard (``after_discard``): the next player's turn, the wall's offer (R38), a dead hand
-#: (R37, R61), a dead hand ended by the turn cap (R19).
-NEXT_TURN, WALL_OFFER, DEAD_HAND, CAPPED = range(4)
 
 
 def turn_values(rules) -> tuple:
@@ -58,21 +55,6 @@ def returns_end(values, returns):
 def turn_cap_reached(values, turns):
     """R19: ``turns`` discards reach the cap ``max_turns``."""
     return (values[MAX_TURNS] != NO_CAP) & (turns >= values[MAX_TURNS])
-
-
-@register_jitable(inline="always")
-def after_discard(values, turns, returns, stock_left):
-    """R19, R37, R38, R61: what follows the hand's ``turns``-th discard, its ``returns``-th return in a row, which
-    leaves ``stock_left`` cards in the stock: the turn cap and a second return in a row end the hand outright, before
-    the wall could offer anything; at the wall the hand is dead, or under ``wall_upcard_knock`` the next player may
-    first take the discard to knock. One of NEXT_TURN, WALL_OFFER, DEAD_HAND, CAPPED."""
-    if turn_cap_reached(values, turns):
-        return CAPPED
-    if returns_end(values, returns):
-        return DEAD_HAND
-    if can_draw_stock(values, stock_left):
-        return NEXT_TURN
-    return WALL_OFFER if values[WALL_UPCARD_KNOCK] else DEAD_HAND
 
 
 @register_jitable(inline="always")

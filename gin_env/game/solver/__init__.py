@@ -1,4 +1,4 @@
-"""The exact deadwood and showdown solver (docs/rules.md R5-R8, R22, R27-R29), scalar and batched.
+"""The exact deadwood and showdown solver (docs/rules.md R5-R8, R22, R27-R29), one holding at a time and batched.
 
 How it is exact and fast:
 
@@ -13,12 +13,16 @@ How it is exact and fast:
   meld-rich hands.
 * For 11 cards, "discard one card, then meld" is "choose sets, then drop one card of a suit's runs"
   (``DROP_DEADWOOD``, the run deadwood of a pattern less each rank): one more lookup per card instead of 11 solves.
+* Each optimal set choice is one arrangement (its runs are the unique run cover of the rest), so the knocker's
+  arrangements of R22 are the optimal choices of the same odometer, and the defender's layoffs (R27, R28) the
+  combinations of the cards each knocker meld may take.
 
-Modules: ``lookups`` (the shared lookup tables), ``scalar`` (one int-bitmask holding at a time, cached), ``laydown``
-(melds, optimal arrangements, the showdown and its layoffs, the defender's lay-down against declared melds alone),
-``kernels`` (the same algorithm, the showdown with layoffs included, compiled with numba for one hand at a time),
-``batched`` (many hands at once: loops of ``kernels`` over arrays).
-This package re-exports their public names, so ``solver.deadwood`` and ``solver.deadwood_batch`` read as before.
+There is one implementation, compiled with numba. Modules: ``lookups`` (the shared lookup tables), ``kernels`` (the
+numbers of a holding: deadwood and the discard phase, for one hand at a time and in loops over arrays), ``melds``
+(which melds: one arrangement of a holding, and the showdown: the knocker's auto-arrangement, the defender's layoffs
+on each meld, and their deadwoods for the batched engine),
+``front`` (the public functions for one holding, checking their input and turning arrays into results), ``batched``
+(many hands at once). This package re-exports their public names (``solver.deadwood``, ``solver.deadwood_batch``).
 """
 
 from gin_env.game.cards import PACK_STRIDE, card_bits, hands_to_masks, pack_masks
@@ -33,12 +37,15 @@ from gin_env.game.solver.batched import (
     discard_phase_of_masks,
     showdown_of_masks,
 )
-from gin_env.game.solver.laydown import (
+from gin_env.game.solver.front import (
     DefenderLaydown,
     Showdown,
+    arrangement,
+    best_discard_deadwood,
+    deadwood,
     defender_laydown,
+    discard_deadwoods,
     is_meld,
-    optimal_arrangements,
     showdown,
 )
 from gin_env.game.solver.lookups import (
@@ -55,12 +62,6 @@ from gin_env.game.solver.lookups import (
     SUIT_MASK,
     SUIT_PATTERNS,
 )
-from gin_env.game.solver.scalar import (
-    arrangement,
-    best_discard_deadwood,
-    deadwood,
-    discard_deadwoods,
-)
 
 __all__ = [
     "DROP_BEST_RANKS", "DROP_DEADWOOD", "DROP_GAIN", "MAX_OPTIONS", "NOT_HELD", "NO_DROP", "PACK_STRIDE",
@@ -68,5 +69,5 @@ __all__ = [
     "DiscardPhase", "Showdown", "arrangement", "best_discard_deadwood", "best_discard_deadwood_batch",
     "best_discards_of_masks", "card_bits", "deadwood", "deadwood_batch", "deadwood_of_masks", "defender_laydown",
     "discard_deadwoods", "discard_deadwoods_batch", "discard_deadwoods_of_masks", "discard_phase_of_masks",
-    "hands_to_masks", "is_meld", "optimal_arrangements", "pack_masks", "showdown", "showdown_of_masks",
+    "hands_to_masks", "is_meld", "pack_masks", "showdown", "showdown_of_masks",
 ]

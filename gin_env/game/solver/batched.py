@@ -1,8 +1,8 @@
 """The exact deadwood and showdown solver, batched over hands given as ``(N, 52)`` bool arrays or ``(N,)`` uint64
 card masks (docs/rules.md R5-R8, R16, R20, R22, R24, R27-R29).
 
-Each function runs a compiled loop of the per-hand solver in ``kernels`` over the hands (the same tables and the
-same exact algorithm as ``scalar``, one hand at a time).
+Each function runs a compiled loop of the per-hand solver in ``kernels`` (the numbers of a holding) or ``melds`` (the
+showdown) over the hands: the code the functions for one holding run.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gin_env.game.cards import hands_to_masks
-from gin_env.game.solver import kernels
+from gin_env.game.solver import kernels, melds
 
 
 def _masks(masks: np.ndarray) -> np.ndarray:
@@ -56,7 +56,7 @@ def showdown_of_masks(knockers: np.ndarray, defenders: np.ndarray, layoffs: bool
     knockers, defenders = _masks(knockers), _masks(defenders)
     k = np.empty(knockers.size, dtype=np.int16)
     f = np.empty(knockers.size, dtype=np.int16)
-    kernels.showdown_of_each(knockers, defenders, layoffs, k, f)
+    melds.showdown_of_each(knockers, defenders, layoffs, k, f)
     return k, f
 
 

@@ -1,11 +1,12 @@
-"""The exact solver compiled with numba, one hand at a time (docs/rules.md R4-R8, R16, R20, R22, R24, R27-R29).
+"""The exact solver compiled with numba, one hand at a time (docs/rules.md R4-R8, R16, R20, R24).
 
-This module owns the per-hand solver (deadwood, the discard phase, the showdown with layoffs) that the batched
-engine's kernels call, and loops of it over arrays of card masks (bit ``c`` for card ``c``, as uint64) for the
-batched solver functions of ``solver``. It reads the same tables as the scalar solver (``lookups``): the run-
-only deadwood of a suit pattern is one lookup, sets are the only coupling between suits, and only ranks held 3 or 4
-times can form one, so the exact minimum is the least, over every combination of set choices at those ranks, of four
-lookups. Compiled code is cached on disk (``cache=True``): only the first import on a machine pays the compile.
+This module owns the per-hand numbers of a holding (deadwood, the discard phase) that both engines call, the
+odometer over set choices that ``melds`` walks for arrangements and the showdown, and loops of them over arrays of
+card masks (bit ``c`` for card ``c``, as uint64) for the batched solver functions of ``solver``. It reads the tables
+of ``lookups``: the run-only deadwood of a suit pattern is one lookup, sets are the only coupling between suits, and
+only ranks held 3 or 4 times can form one, so the exact minimum is the least, over every combination of set choices
+at those ranks, of four lookups. Compiled code is cached on disk (``cache=True``): only the first import on a machine
+pays the compile.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from gin_env.game.cards import N_CARDS
 from gin_env.game.solver.lookups import (
     DROP_DEADWOOD,
     MAX_OPTIONS,
@@ -24,8 +26,6 @@ from gin_env.game.solver.lookups import (
     SUIT_MASK,
 )
 
-N_SUITS = 4
-N_CARDS = N_SUITS * SUIT_BITS
 #: Set choices per (present suits, run-capable suits) key, pruned for holdings that discard nothing, and not.
 _PRUNED_OPTIONS, _PRUNED_COUNTS = (table.reshape(16 * 16, -1) for table in OPTION_TABLES[True])
 _ALL_OPTIONS, _ALL_COUNTS = (table.reshape(16 * 16, -1) for table in OPTION_TABLES[False])
@@ -97,8 +97,28 @@ def _next_choice(slots, n, counts):
 
 
 @njit(cache=True, inline="always")
-def _run_deadwood(p0, p1, p2, p3):
+def run_deadwood(p0, p1, p2, p3):
+    """The run-only deadwood of four suit patterns."""
     return _RUN_DEADWOOD[p0] + _RUN_DEADWOOD[p1] + _RUN_DEADWOOD[p2] + _RUN_DEADWOOD[p3]
+
+
+@njit(cache=True, inline="always")
+def first_set_choice(p0, p1, p2, p3, slots):
+    """Start the odometer over the set choices worth trying (pruned) for the suit patterns ``p0..p3`` of a holding
+    that discards nothing: fill ``slots`` (from ``scratch``) and return its number of set ranks."""
+    return _set_slots(p0, p1, p2, p3, p0, p1, p2, p3, True, slots)
+
+
+@njit(cache=True, inline="always")
+def set_choice_rest(p0, p1, p2, p3, slots, n):
+    """The suit patterns left for runs after the odometer's current set choice."""
+    return _choice_rest(p0, p1, p2, p3, slots, n, _PRUNED_OPTIONS)
+
+
+@njit(cache=True, inline="always")
+def next_set_choice(slots, n):
+    """Advance the odometer of ``first_set_choice``; False once every choice has been visited."""
+    return _next_choice(slots, n, _PRUNED_COUNTS)
 
 
 @njit(cache=True, inline="always")
@@ -112,75 +132,15 @@ def scratch():
 def deadwood_of(mask, slots):
     """Exact least deadwood of a holding (R7), any number of cards. ``slots``: from ``scratch``."""
     p0, p1, p2, p3 = _suit(mask, 0), _suit(mask, 1), _suit(mask, 2), _suit(mask, 3)
-    return _least_deadwood(p0, p1, p2, p3, 0, 0, 0, 0, slots)
-
-
-@njit(cache=True, inline="always")
-def _least_deadwood(p0, p1, p2, p3, f0, f1, f2, f3, slots):
-    """Least deadwood of the suit patterns ``p0..p3`` together with the free cards ``f0..f3``, which may join
-    runs but never sets and add their value when left out of runs (for holdings without free cards, all 0: plain
-    R7)."""
-    n = _set_slots(p0, p1, p2, p3, p0 | f0, p1 | f1, p2 | f2, p3 | f3, True, slots)
-    q0, q1, q2, q3 = p0 | f0, p1 | f1, p2 | f2, p3 | f3
-    best = _run_deadwood(q0, q1, q2, q3)
+    n = first_set_choice(p0, p1, p2, p3, slots)
+    best = run_deadwood(p0, p1, p2, p3)
     if n == 0:
         return best
     while True:
-        r0, r1, r2, r3 = _choice_rest(q0, q1, q2, q3, slots, n, _PRUNED_OPTIONS)
-        best = min(best, _run_deadwood(r0, r1, r2, r3))
-        if not _next_choice(slots, n, _PRUNED_COUNTS):
+        r0, r1, r2, r3 = set_choice_rest(p0, p1, p2, p3, slots, n)
+        best = min(best, run_deadwood(r0, r1, r2, r3))
+        if not next_set_choice(slots, n):
             return best
-
-
-@njit(cache=True)
-def showdown_of(knocker, defender, layoffs, slots, inner):
-    """(K, F) of a knock with the 10-card holdings ``knocker`` and ``defender`` (R27, R28): K the knocker's least
-    deadwood, F the defender's after optimal joint melds and layoffs against the R22 auto-arrangement; with K = 0
-    (gin, R29) or no ``layoffs``, the defender's plain deadwood. ``slots``, ``inner``: two ``scratch`` slot
-    arrays.
-
-    Each optimal set choice of the knocker is one arrangement (its runs are the unique run cover), and the
-    auto-arrangement is the one that leaves the defender most. Laying off on a run is the same as letting the
-    defender's runs use the knocker's run cards for free; a 3-set's fourth card is either laid off or kept, both
-    tried."""
-    k0, k1, k2, k3 = _suit(knocker, 0), _suit(knocker, 1), _suit(knocker, 2), _suit(knocker, 3)
-    n = _set_slots(k0, k1, k2, k3, k0, k1, k2, k3, True, slots)
-    k = NOT_HELD
-    while True:
-        r0, r1, r2, r3 = _choice_rest(k0, k1, k2, k3, slots, n, _PRUNED_OPTIONS)
-        k = min(k, _run_deadwood(r0, r1, r2, r3))
-        if not _next_choice(slots, n, _PRUNED_COUNTS):
-            break
-    if k == 0 or not layoffs:
-        return k, deadwood_of(defender, inner)
-    d0, d1, d2, d3 = _suit(defender, 0), _suit(defender, 1), _suit(defender, 2), _suit(defender, 3)
-    f = -1
-    while True:  # the odometer is back at the first choice
-        r0, r1, r2, r3 = _choice_rest(k0, k1, k2, k3, slots, n, _PRUNED_OPTIONS)
-        if _run_deadwood(r0, r1, r2, r3) == k:
-            f = max(f, _defender_after_layoffs(k0, k1, k2, k3, r0, r1, r2, r3, d0, d1, d2, d3, inner))
-        if not _next_choice(slots, n, _PRUNED_COUNTS):
-            return k, f
-
-
-@njit(cache=True, inline="always")
-def _defender_after_layoffs(k0, k1, k2, k3, r0, r1, r2, r3, d0, d1, d2, d3, slots):
-    """F for one arrangement of the knocker (suit patterns ``k``, remainder after its sets ``r``) against the
-    defender's suit patterns ``d``: the least over which fourth cards of the knocker's 3-sets are laid off."""
-    s0, s1, s2, s3 = k0 & ~r0, k1 & ~r1, k2 & ~r2, k3 & ~r3  # the knocker's set cards
-    three = ((s0 & s1 & (s2 | s3)) | ((s0 | s1) & s2 & s3)) & ~(s0 & s1 & s2 & s3)
-    e0, e1, e2, e3 = three & ~s0 & d0, three & ~s1 & d1, three & ~s2 & d2, three & ~s3 & d3
-    fourth = e0 | e1 << SUIT_BITS | e2 << 2 * SUIT_BITS | e3 << 3 * SUIT_BITS
-    best = NOT_HELD
-    subset = fourth
-    while True:  # every subset of the fourth cards, as laid off
-        laid0, laid1 = subset & SUIT_MASK, (subset >> SUIT_BITS) & SUIT_MASK
-        laid2, laid3 = (subset >> 2 * SUIT_BITS) & SUIT_MASK, (subset >> 3 * SUIT_BITS) & SUIT_MASK
-        best = min(best, _least_deadwood(d0 & ~laid0, d1 & ~laid1, d2 & ~laid2, d3 & ~laid3, _RUN_CAPABLE[r0],
-                                         _RUN_CAPABLE[r1], _RUN_CAPABLE[r2], _RUN_CAPABLE[r3], slots))
-        if subset == 0:
-            return best
-        subset = (subset - 1) & fourth
 
 
 @njit(cache=True, inline="always")
@@ -241,7 +201,7 @@ def discard_phase_of(mask, kept, limit, slots, per_card):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# One holding from Python (the scalar engine's hot path: a call costs about a tenth of the pure-Python solve)
+# One holding from Python (the readable engine's hot path and the public functions of ``front``)
 # ---------------------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
@@ -249,6 +209,16 @@ def deadwood_of_mask(mask):
     """Exact least deadwood (R7) of the holding ``mask``, an int card mask."""
     slots, _ = scratch()
     return deadwood_of(np.uint64(mask), slots)
+
+
+@njit(cache=True)
+def discard_deadwoods_of_mask(mask):
+    """The exact deadwood (R8) of the holding ``mask``, an int card mask, less each of its cards: (the held card
+    ids in order, the deadwood without each)."""
+    slots, per_card = scratch()
+    discard_deadwoods_of(np.uint64(mask), slots, per_card)
+    held = np.flatnonzero(per_card != NOT_HELD)
+    return held, per_card[held]
 
 
 @njit(cache=True)
@@ -280,14 +250,6 @@ def discard_deadwoods_of_each(masks):
         discard_deadwoods_of(masks[i], slots, per_card)
         out[i] = per_card
     return out
-
-
-@njit(cache=True)
-def showdown_of_each(knockers, defenders, layoffs, k, f):
-    slots, _ = scratch()
-    inner, _ = scratch()
-    for i in range(knockers.size):
-        k[i], f[i] = showdown_of(knockers[i], defenders[i], layoffs, slots, inner)
 
 
 @njit(cache=True)

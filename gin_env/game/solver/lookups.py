@@ -1,15 +1,16 @@
 """The solver's shared tables, built once at import: run-only deadwood of every 13-bit suit pattern, the best
 single removal per pattern, the cards that could ever be in a run, and the set choices per rank (docs/rules.md R4,
-R5, R7, R8). The scalar and the batched solver both read them.
+R5, R7, R8). The compiled solver reads them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from gin_env.game.cards import PACK_STRIDE
+from gin_env.game.cards import N_RANKS, PACK_STRIDE, RANK_VALUES
 
-SUIT_BITS = 13
+#: A suit's cards as bits of a pattern, one per rank.
+SUIT_BITS = N_RANKS
 SUIT_PATTERNS = 1 << SUIT_BITS
 SUIT_MASK = SUIT_PATTERNS - 1
 #: Marks "no card to drop" (an empty suit pattern) in DROP_GAIN; more negative than any real gain.
@@ -17,7 +18,7 @@ NO_DROP = -1000
 #: Upper bound used as "not held" in per-card deadwood arrays.
 NOT_HELD = 999
 
-_RANK_VALUES = [min(r + 1, 10) for r in range(SUIT_BITS)]
+_RANK_VALUES = list(RANK_VALUES)
 
 
 def _build_run_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -102,13 +103,6 @@ def _build_option_tables() -> dict[bool, tuple[np.ndarray, np.ndarray]]:
 
 OPTION_TABLES = _build_option_tables()
 
-
-def set_rank_bits(ps):
-    """13-bit mask of the ranks held in at least 3 suits, from the four suit patterns (ints)."""
-    a, b, c, d = ps
-    return (a & b & (c | d)) | ((a | b) & c & d)
-
-
 __all__ = ["DROP_BEST_RANKS", "DROP_DEADWOOD", "DROP_GAIN", "MAX_OPTIONS", "NOT_HELD", "NO_DROP", "PACK_STRIDE",
            "OPTION_TABLES", "RUN_CAPABLE", "RUN_DEADWOOD", "RUN_MOVE", "SUIT_BITS", "SUIT_MASK",
-           "SUIT_PATTERNS", "set_options", "set_rank_bits"]
+           "SUIT_PATTERNS", "set_options"]

@@ -1,0 +1,1 @@
+"""Independent implementations that tests hold the shipped code against."""
