@@ -20,7 +20,7 @@ agent's play changes (docs/agents.md gives each version's strength):
 * ``ppo-v5``: the MaskablePPO policy shipped with the package (trained by ``train.py``, the fifth network shipped
   under this name), its actor run in numpy (``agents.numpy_policy``), so a core install without torch plays it;
 * ``ppo-expert-v1``: the same network fine-tuned mostly against the expert, in numpy: the search's default guide;
-* ``exit-v1``: generation 1 of expert iteration (``gin-env iterate``) from ``ppo-expert-v1``, in numpy;
+* ``exit-v1``: generation 1 of expert iteration (``experiments/iterate.py``) from ``ppo-expert-v1``, in numpy;
 * ``switch-v1``: ``ppo-v5`` against an opponent the match record shows knocking early, ``exit-v1`` otherwise
   (``agents.switch``);
 * ``knocker-v1``, ``early-knocker-v1``, ``gin-hunter-v1``, ``undercutter-v1``: the expert's play in one knocking

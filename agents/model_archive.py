@@ -3,7 +3,7 @@
 SB3's ``model.save`` writes an archive whose ``data`` entry is JSON. What JSON cannot hold (classes, schedules,
 spaces, buffers, arrays) it writes as a base64 cloudpickle (``{":serialized:": ...}``) beside a plain description
 of it, and SB3's ``load`` unpickles that: a model file could run any code there. This module owns loading one
-without that, and every reader of a model file (``agents.load``, ``train --resume``, ``export``, ``iterate``) comes
+without that, and every reader of a model file (``agents.load``, ``train --resume``, ``export``) comes
 through it; no other module calls ``MaskablePPO.load``.
 
 * The file is read once, within bounds (:func:`gin_env.files.bounded_archive`, :data:`DATA_BYTES`), and SB3 loads

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 
 #: The model files named first, in this order: ``gin-env train``'s final, best and last models, ``train_rllib.py``'s
-#: policy and the network of a ``gin-env iterate`` generation (``gen-G/network.npz``); other model files follow by
-#: name.
+#: policy and the network of an expert-iteration generation (``gen-G/network.npz``, ``experiments/iterate.py``);
+#: other model files follow by name.
 RUN_MODELS = ("policy.zip", "best.zip", "last.zip", "policy.pt", "network.npz")
 #: The most model files one error names; it counts the others.
 MAX_NAMED = 6

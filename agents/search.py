@@ -8,27 +8,23 @@ guide also plays both sides of every rollout, greedily. ``guide="ppo"`` is the s
 path to a ``.npz`` any network of that shape (``gin-env export --numpy``), ``guide="switch"`` the network that
 ``switch-v1`` plays for the view's match record (``agents.switch``: ``ppo-v5`` against an opponent that wins by plain
 knocks, ``exit-v1`` otherwise), and ``guide="expert"`` the expert, with the simple agent's compiled policy (it knocks
-as soon as it may) playing the rollouts. ``waiter`` names another guide for an opponent that wins by plain knocks
-(``search[waiter=ppo]``: ``ppo-v5`` there, ``ppo-expert`` otherwise).
+as soon as it may) playing the rollouts.
 
 At each decision with more than one sensible action, where a network guide gives its choice less than ``trust``
 probability, it
 
 1. **samples** ``samples`` deals of the hidden cards consistent with its :class:`PlayerView`
-   (``gin_env.belief.sample_batch`` with an ``OpponentModel`` of this agent's weights):
+   (``gin_env.belief.sample_batch`` with the default ``OpponentModel``):
    the cards the opponent took from the pile and still holds stay in its hand; its other cards are drawn from the
    unseen ones, each weighted by what the opponent showed (a neighbour of a card it discarded or declined, which it
-   would have kept had it held a meld partner, weighs ``shunned_weight``; a neighbour of a card it took, which it
-   took to meld, weighs ``partner_weight``; any other unseen card 1), then improved by ``replay`` draw-and-shed
-   steps per card the opponent has discarded, so that a hand that has been played for a while is a formed one; the
-   rest of the unseen cards form the stock, in random order. With ``belief`` naming a belief network
+   would have kept had it held a meld partner, weighs less; a neighbour of a card it took, which it took to meld,
+   weighs more), then improved by draw-and-shed steps, so that a hand that has been played for a while is a formed
+   one; the rest of the unseen cards form the stock, in random order. With ``belief`` naming a belief network
    (``gin_env.belief.NetworkModel``: ``"belief-v1"`` or a path) each unseen card weighs the odds that network gives
-   it instead of the two weights;
+   it instead;
 2. **plays** every (sample x candidate action) continuation to the end of the hand in one ``HandBatch`` (sampled
    once, each sample copied once per candidate with ``HandBatch.take``), both players
-   following the rollout policy (simple, or the guide network greedily); with ``opponent="record"`` the opponent's
-   moves are simple's where the match record shows it winning hands by plain knocks, as simple does, and with
-   ``opponent`` naming a policy (``"simple"``, a shipped network, a path to weights) always that policy's;
+   following the rollout policy (simple, or the guide network greedily);
 3. **picks** the candidate with the best mean value over the samples, the same samples for every candidate so that
    luck of the deal cancels between them (:func:`choose`); but another candidate than the guide's choice must beat
    it by more than ``margin`` standard errors of their paired difference. The rollouts model the opponent as the
@@ -37,13 +33,13 @@ probability, it
 The candidates: pass or take at the wall; in the discard phase gin and big gin at once when legal, otherwise the
 guide's ``discards`` best actions (the network's legal actions by logit, discards and knocks alike; or the expert's
 best discards, ``ExpertAgent.discard_ranking``) and the least-deadwood knock when it may knock. In the offer and the
-draw it takes the guide's choice, unless ``search_draws`` makes taking and leaving the face-up card candidates too.
+draw it takes the guide's choice.
 
 **Value.** When the view shows no target (rules with ``target`` None, as ``evaluate --deals`` plays) the value is the
 hand's signed points. Otherwise it is the probability of winning the game once the hand is scored
 (:func:`.rollouts.game_win_table`: both players equally likely to win each later hand, its points drawn from hands
 of simple against simple under the same rules), blended with the hand points:
-``(1 - points_weight) * target * P(win) + points_weight * points``. Far from the target that is close to the points
+``(1 - POINTS_WEIGHT) * target * P(win) + POINTS_WEIGHT * points``. Far from the target that is close to the points
 alone; near it, a knock that wins the game beats a bigger gin later, and a player far behind prefers the bigger
 swing.
 
@@ -53,6 +49,12 @@ in rounds of ``round_samples`` and starts no round that could take the decision 
 judged as long as the slowest one played (at least one round is played). The choice is a function
 of the view and the generator alone when ``time_ms`` is None (the default); with ``time_ms`` it also depends on the
 machine's speed.
+
+**Hooks for a subclass.** :class:`SearchParams` holds what a user sets; a study that searches another way
+subclasses :class:`SearchAgent` and overrides its protected hooks: ``_guide(view)`` (the network that proposes),
+``_guide_draws(view)`` (whether the guide makes this decision unsearched), ``_worlds(view, n, rng)`` (the worlds
+rolled out, drawn by ``_model``), ``_rollout_policies(view)`` (who plays each side of them) and
+``_value(view, points)`` (a hand's value). ``experiments/study_search.py`` is such a subclass.
 
 Version history:
 
@@ -81,23 +83,24 @@ from gin_env.game.observation import PlayerView, encode
 
 from . import numpy_policy
 from .expert import ExpertAgent
-from .params import check_flag, check_number
+from .params import check_number
 from .rollouts import SIMPLE, by_player, hand_value, play_out
 
 #: The guides choose without chance; a generator that is never drawn from keeps the caller's stream untouched.
 _NO_CHANCE = np.random.default_rng(0)
 
 
-#: The guides by name that ``waiter`` may take too: the expert or a shipped network (``numpy_policy.SHIPPED``); a
+#: The guides by name: the expert, a shipped network (``numpy_policy.SHIPPED``) or the switch's pair of networks; a
 #: path to a ``.npz`` of policy weights is a guide too.
-WAITERS = ("expert", *numpy_policy.SHIPPED)
-#: ... and ``guide`` also the switch's pair of networks.
-GUIDES = (*WAITERS, "switch")
-
-
-#: The opponent models of the rollouts by name (``SearchParams.opponent``); a shipped network's name or a path to a
-#: ``.npz`` of policy weights is one too.
-OPPONENT_MODELS = ("guide", "record", "simple")
+GUIDES = ("expert", *numpy_policy.SHIPPED, "switch")
+#: Share of the hand points in the value of a hand in a game to the target (the rest: the game-win chance).
+POINTS_WEIGHT = 0.2
+#: Parameters that only studies set, each with where it lives: ``search[KEY=VALUE]`` with one of them is refused
+#: with that pointer.
+STUDY_ONLY = dict.fromkeys(
+    ("waiter", "opponent", "search_draws", "shunned_weight", "partner_weight", "replay", "points_weight"),
+    "a study's knob, not a parameter of the shipped search since gin-env 0.13.0: experiments/study_search.py builds "
+    "that search (docs/reports/2026-12-07-search.md)")
 
 #: The most samples played in one batch (``round_samples`` at most, and the rounds of a search without ``time_ms``).
 #: A batch's rollouts hold about 90 kB per sample at their peak, so a round stays under about 100 MB whatever
@@ -129,74 +132,43 @@ class SearchParams:
     #: Actions searched in the discard phase: the guide's best ones (the expert's best discards, the network's best
     #: discards or knocks), and the least-deadwood knock when it may knock.
     discards: int = 2
-    #: Search the offer and the draw (take the face-up card or not); False: take the guide's choice there. Rollouts
-    #: by simple judge a draw by how simple plays on, and that lost to the expert's one-draw lookahead.
-    search_draws: bool = False
-    #: Sampling weight of an unseen card next to one the opponent discarded or declined (it would have kept it) ...
-    shunned_weight: float = 0.5
-    #: ... and of one next to a card it took from the pile and holds (it took that card to meld it).
-    partner_weight: float = 2.0
-    #: Improvement steps replayed on each sampled opponent hand, per card the opponent has discarded
-    #: (``gin_env.belief.OpponentModel``).
-    replay: float = 0.5
-    #: How the opponent's hidden cards are weighed: "heuristic" (the two weights above) or a belief network that
-    #: gives each unseen card its odds (``gin_env.belief.NetworkModel``), a shipped one by its name ("belief-v1") or
-    #: a path to its weights (``.npz``); ``replay`` steps follow either.
+    #: How the opponent's hidden cards are weighed: "heuristic" (``gin_env.belief.OpponentModel()``) or a belief
+    #: network that gives each unseen card its odds (``gin_env.belief.NetworkModel``), a shipped one by its name
+    #: ("belief-v1") or a path to its weights (``.npz``).
     belief: str = "heuristic"
-    #: Share of the hand points in the value of a hand in a game to the target (the rest: the game-win chance).
-    points_weight: float = 0.2
     #: Play another candidate than the guide's own choice only when its mean value beats that choice's by more than
     #: this many standard errors of their paired difference over the samples (0: the best mean always).
     margin: float = 2.0
     #: A network guide's choice is played without search when the network gives it at least this probability over
     #: the legal actions (None: always search). The expert gives no probabilities, so it does not apply to it.
     trust: float | None = 0.9
-    #: Who the opponent is in the rollouts: "guide" (the guide network, or simple under the expert guide);
-    #: "record": simple's compiled policy against an opponent the match record shows winning by plain knocks
-    #: (``match_record.knocker_opponents``), the guide otherwise; "simple" always; or a network, a shipped one by
-    #: its name ("ppo": the opponent is taken to be ``ppo-v5``) or a path to its weights (``.npz``).
-    opponent: str = "guide"
-    #: The guide in place of ``guide`` against an opponent the match record shows winning by plain knocks
-    #: (``match_record.knocker_opponents``): a shipped network or a path, as ``guide`` (None: ``guide`` always;
-    #: ``guide="switch"`` names its own).
-    waiter: str | None = None
 
     def __post_init__(self) -> None:
-        _check_guide("guide", self.guide, GUIDES)
-        if self.waiter is not None:
-            _check_guide("waiter", self.waiter, WAITERS)
-            if self.guide == "switch":
-                raise ValueError(f"search parameter 'waiter' must not be given with guide='switch', whose waiter is "
-                                 f"{numpy_policy.SWITCH_NETWORKS['waiter']!r}; give guide="
-                                 f"{numpy_policy.SWITCH_NETWORKS['racer']!r} with the waiter you want")
+        if not isinstance(self.guide, str):
+            raise TypeError(f"search parameter 'guide' must be a name or a path, got {self.guide!r}")
+        if not (self.guide in GUIDES or self.guide.endswith(".npz")):
+            raise ValueError(f"search parameter 'guide' must be one of {', '.join(GUIDES)} or a path to policy "
+                             f"weights (.npz), got {self.guide!r}")
         check_number("search", "samples", self.samples, integer=True, low=1, high=MAX_SAMPLES)
         check_number("search", "round_samples", self.round_samples, integer=True, low=1, high=BATCH_SAMPLES)
         check_number("search", "discards", self.discards, integer=True, low=1)
         check_number("search", "time_ms", self.time_ms, low=0, low_open=True, none=True)
-        check_flag("search", "search_draws", self.search_draws)
-        for key in ("shunned_weight", "partner_weight"):
-            check_number("search", key, getattr(self, key), low=0, low_open=True)
-        check_number("search", "replay", self.replay, low=0, high=MAX_REPLAY)
         if not isinstance(self.belief, str) or not (
                 self.belief in ("heuristic", *BELIEF_NETWORKS) or self.belief.endswith(".npz")):
             raise ValueError(f"search parameter 'belief' must be one of heuristic, {', '.join(BELIEF_NETWORKS)} or a "
                              f"path to belief weights (.npz), got {self.belief!r}")
-        check_number("search", "points_weight", self.points_weight, low=0, high=1)
         check_number("search", "margin", self.margin, low=0)
         check_number("search", "trust", self.trust, low=0, low_open=True, high=1, none=True)
-        if not isinstance(self.opponent, str) or not (
-                self.opponent in (*OPPONENT_MODELS, *numpy_policy.SHIPPED) or self.opponent.endswith(".npz")):
-            raise ValueError(f"search parameter 'opponent' must be one of "
-                             f"{', '.join((*OPPONENT_MODELS, *numpy_policy.SHIPPED))} or a path to policy weights "
-                             f"(.npz), got {self.opponent!r}")
 
 
-def _check_guide(key: str, value, names: tuple[str, ...]) -> None:
-    if not isinstance(value, str):
-        raise TypeError(f"search parameter {key!r} must be a name or a path, got {value!r}")
-    if not (value in names or value.endswith(".npz")):
-        raise ValueError(f"search parameter {key!r} must be one of {', '.join(names)} or a path to policy weights "
-                         f"(.npz), got {value!r}")
+def check_parameters(overrides: dict) -> None:
+    """``TypeError`` naming the first key of ``overrides`` that is no :class:`SearchParams` field: a study's knob
+    with where it lives (:data:`STUDY_ONLY`), any other with the fields there are."""
+    for key in sorted(set(overrides) - set(SearchParams.__dataclass_fields__)):
+        if key in STUDY_ONLY:
+            raise TypeError(f"search parameter {key!r} is {STUDY_ONLY[key]}")
+        raise TypeError(f"SearchAgent has no parameter {key!r}; its parameters are "
+                        f"{', '.join(SearchParams.__dataclass_fields__)}")
 
 
 class SearchAgent:
@@ -205,43 +177,17 @@ class SearchAgent:
     def __init__(self, params: SearchParams | None = None, **overrides) -> None:
         if params is not None and not isinstance(params, SearchParams):
             raise TypeError(f"SearchAgent params must be a SearchParams, got {params!r}")
-        unknown = sorted(set(overrides) - set(SearchParams.__dataclass_fields__))
-        if unknown:
-            raise TypeError(f"SearchAgent has no parameter {', '.join(map(repr, unknown))}; its parameters are "
-                            f"{', '.join(SearchParams.__dataclass_fields__)}")
+        check_parameters(overrides)
         base = params or SearchParams()
         self.params = dataclasses.replace(base, **overrides) if overrides else base
         p = self.params
         racer, waiter = (numpy_policy.SWITCH_NETWORKS["racer"], numpy_policy.SWITCH_NETWORKS["waiter"]) \
-            if p.guide == "switch" else (p.guide, p.waiter)
+            if p.guide == "switch" else (p.guide, None)
         self._racer = _guide_by_name(racer)
         self._waiter = None if waiter is None else _guide_by_name(waiter)
-        self._opponent = SIMPLE if p.opponent == "simple" else \
-            None if p.opponent in OPPONENT_MODELS else _guide_by_name(p.opponent)
-        #: What the worlds are drawn by (``gin_env.belief.OpponentModel`` or ``NetworkModel``), made from ``belief``
-        #: and its weights; an experiment may put another model of that kind here (``experiments/search_sighted.py``
-        #: puts one that draws the real hidden cards).
-        self.opponent_model = OpponentModel(p.shunned_weight, p.partner_weight, p.replay) \
-            if p.belief == "heuristic" else NetworkModel(p.belief, p.replay)
-
-    def guide(self, view: PlayerView):
-        """The guide for ``view``: ``waiter`` against an opponent the view's match record shows winning by plain
-        knocks, when there is one; ``guide`` otherwise."""
-        if self._waiter is not None and knocker_opponent(view.record):
-            return self._waiter
-        return self._racer
-
-    def rollout_policies(self, view: PlayerView) -> tuple:
-        """The policies that play the rollouts for ``view``, (the viewer's, the opponent's): the guide network (or
-        simple's compiled policy for the expert guide) on both sides; with ``opponent="record"``, simple's for an
-        opponent the match record shows winning by plain knocks (``match_record.knocker_opponents``); with
-        ``opponent`` naming a policy, that one for the opponent."""
-        guide = self.guide(view)
-        own = SIMPLE if isinstance(guide, ExpertAgent) else guide
-        if self._opponent is not None:
-            return own, self._opponent
-        knocker = self.params.opponent == "record" and knocker_opponent(view.record)
-        return own, SIMPLE if knocker else own
+        #: What the worlds are drawn by (:meth:`_worlds`): ``gin_env.belief.OpponentModel()`` or the ``belief``
+        #: network's ``NetworkModel``.
+        self._model = OpponentModel() if p.belief == "heuristic" else NetworkModel(p.belief)
 
     def __repr__(self) -> str:
         return f"SearchAgent({self.params})"
@@ -249,11 +195,39 @@ class SearchAgent:
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
         start = time.perf_counter()
         if self._guide_draws(view):
-            return self.guide(view).act(view, rng)
+            return self._guide(view).act(view, rng)
         candidates = self.candidates(view)
         if len(candidates) == 1 or self._trusts_guide(view):
             return candidates[0]
         return candidates[choose(self.sample_values(view, candidates, rng, start), self.params.margin)]
+
+    # -- the hooks a subclass may override ---------------------------------------------------------------------------
+
+    def _guide(self, view: PlayerView):
+        """The guide for ``view``: with ``guide="switch"``, its waiter against an opponent the view's match record
+        shows winning by plain knocks and its racer otherwise; ``guide`` itself for any other."""
+        if self._waiter is not None and knocker_opponent(view.record):
+            return self._waiter
+        return self._racer
+
+    def _guide_draws(self, view: PlayerView) -> bool:
+        """Whether the guide makes this decision without search: the offer and the draw."""
+        return view.phase in (OFFER, DRAW)
+
+    def _worlds(self, view: PlayerView, n: int, rng: np.random.Generator) -> HandBatch:
+        """The ``n`` worlds one round of rollouts plays from, drawn by ``_model``."""
+        return sample_batch(view, n, rng, model=self._model)
+
+    def _rollout_policies(self, view: PlayerView) -> tuple:
+        """The policies that play the rollouts for ``view``, (the viewer's, the opponent's): the guide network on
+        both sides, or simple's compiled policy for the expert guide."""
+        guide = self._guide(view)
+        own = SIMPLE if isinstance(guide, ExpertAgent) else guide
+        return own, own
+
+    def _value(self, view: PlayerView, points: np.ndarray) -> np.ndarray:
+        """The value to the viewer of hands that scored ``points`` for it (see the module docstring)."""
+        return hand_value(view, points, POINTS_WEIGHT)
 
     # -- what to search ---------------------------------------------------------------------------------------------
 
@@ -264,7 +238,7 @@ class SearchAgent:
 
     def _trusts_guide(self, view: PlayerView) -> bool:
         """Whether a network guide is sure enough of its choice (``trust``) to play it unsearched."""
-        if self.params.trust is None or isinstance(self.guide(view), ExpertAgent):
+        if self.params.trust is None or isinstance(self._guide(view), ExpertAgent):
             return False
         logits = np.where(view.legal_mask, self._guide_logits(view), -np.inf)
         odds = np.exp(logits - logits.max())
@@ -272,16 +246,13 @@ class SearchAgent:
 
     def _guide_logits(self, view: PlayerView) -> np.ndarray:
         """The network guide's action logits for ``view`` (with its match record, for a network that reads it)."""
-        guide = self.guide(view)
+        guide = self._guide(view)
         return guide.logits(encode(view, guide.match_record)[None])[0]
-
-    def _guide_draws(self, view: PlayerView) -> bool:
-        return view.phase in (OFFER, DRAW) and not self.params.search_draws
 
     def candidates(self, view: PlayerView) -> list[int]:
         """The actions worth searching, the guide's own choice first (it wins ties, and :func:`choose` holds the
         others to ``margin`` against it); a single one when the choice is forced or clear (one legal action, gin,
-        big gin). In the offer and the draw :meth:`act` asks for them only with ``search_draws``."""
+        big gin). In the offer and the draw :meth:`act` asks for them only where :meth:`_guide_draws` is False."""
         mask = view.legal_mask
         legal = np.flatnonzero(mask).tolist()
         if not legal:
@@ -305,13 +276,13 @@ class SearchAgent:
 
     def _guide_first(self, view: PlayerView, candidates: list[int]) -> list[int]:
         """``candidates`` with the guide's own choice moved to the front (both guides choose without chance)."""
-        choice = self.guide(view).act(view, _NO_CHANCE)
+        choice = self._guide(view).act(view, _NO_CHANCE)
         return [choice] + [a for a in candidates if a != choice] if choice in candidates else candidates
 
     def _ranking(self, view: PlayerView) -> list[int]:
         """The guide's discard-phase actions, best first: the network's legal actions by logit, or the expert's
         discards."""
-        guide = self.guide(view)
+        guide = self._guide(view)
         if isinstance(guide, ExpertAgent):
             if not view.legal_mask[DISCARD_BASE:DISCARD_BASE + cards.N_CARDS].any():
                 return []
@@ -350,24 +321,18 @@ class SearchAgent:
                     break
         return np.concatenate(rounds)
 
-    def worlds(self, view: PlayerView, n: int, rng: np.random.Generator) -> HandBatch:
-        """The ``n`` worlds one round of rollouts plays from: drawn by ``opponent_model``.
-        The place to draw them another way (``experiments/world_reweighting.py`` reweighs them)."""
-        return sample_batch(view, n, rng, model=self.opponent_model)
-
     def _rollout_values(self, view: PlayerView, candidates: list[int], n: int,
                         rng: np.random.Generator) -> np.ndarray:
         """(n, len(candidates)): the value of each candidate in each of n fresh determinizations."""
-        p = self.params
         k = len(candidates)
-        batch = self.worlds(view, n, rng).take(np.repeat(np.arange(n), k))
+        batch = self._worlds(view, n, rng).take(np.repeat(np.arange(n), k))
         games = np.arange(n * k)
         batch.step(games, np.tile(np.asarray(candidates, dtype=np.int64), n))
-        own, opponent = self.rollout_policies(view)
+        own, opponent = self._rollout_policies(view)
         seats = (own, opponent) if view.player == 0 else (opponent, own)
         play_out(batch, rng, seats, by_player(view.record, view.player))
         points = batch.player_points(games, np.full(n * k, view.player))
-        return hand_value(view, points, p.points_weight).reshape(n, k)
+        return self._value(view, points).reshape(n, k)
 
 
 def _guide_by_name(name: str):

@@ -7,7 +7,8 @@ The search plays P1 against ``--opponent`` on single hands, or with ``--games`` 
 where its views carry the scores and the match record; every decision of the search is timed (forced moves
 too, since a game is made of them), and those it searched (``SearchAgent.searches``: rollouts were played) are also
 reported apart. ``--set KEY=VALUE`` overrides one ``SearchParams`` field, read as in the agent name
-``search[KEY=VALUE]``. Run it on an idle core: the numbers are wall-clock times.
+``search[KEY=VALUE]`` (the studies' knobs are ``experiments/study_search.py``'s). Run it on an idle core: the numbers
+are wall-clock times.
 """
 
 from __future__ import annotations
@@ -76,7 +77,10 @@ def main() -> None:
     if args.games is not None and Rules.preset(args.rules).target is None:
         parser.error(f"--games: the {args.rules} rules have no target; use --hands")
     rules = Rules.preset(args.rules, target=None)
-    search = agents.load(f"search[{','.join(args.settings)}]" if args.settings else "search")
+    try:
+        search = agents.load(f"search[{','.join(args.settings)}]" if args.settings else "search")
+    except ValueError as err:
+        parser.error(f"--set: {err}")
     opponent = agents.load(args.opponent)
     # The first decision compiles the batched engine's kernels and builds the game-win table: not timed.
     decision_times(search, opponent, rules, 1, args.seed + 1)

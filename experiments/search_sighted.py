@@ -1,14 +1,15 @@
 """What perfect inference of the hidden cards is worth to the search: a search whose samples give the opponent its
 real hidden cards (the stock order still drawn at random), against an opponent, on duplicate eaai matches. Prints the
-match win rate with its 95% interval and the points per hand (docs/search.md, a learned belief).
+match win rate with its 95% interval and the points per hand (docs/reports/2026-12-07-search.md).
 
     python experiments/search_sighted.py [--search "search[guide=exit,opponent=ppo]"] [--opponent ppo]
                                         [--matches 1000] [--seed 11] [--workers 2] [--fair | --disagreements]
 
-The search is told the truth through its opponent model: :class:`Sighted` weighs the opponent's real hidden cards
-1e12 and every other unseen card 1e-12, with no replay, so the weighted draw takes exactly those cards. The real hand
-comes from the play loop: ``duel.view`` is wrapped in this process to note the opponent's hand before each view is
-made. ``--fair`` plays the same search with its own model, for the comparison on the same deals.
+The search (``study_search.py``) is told the truth through its opponent model: :class:`Sighted` weighs the
+opponent's real hidden cards 1e12 and every other unseen card 1e-12, with no replay, so the weighted draw takes
+exactly those cards. The real hand comes from the play loop: ``duel.view`` is wrapped in this process to note the
+opponent's hand before each view is made. ``--fair`` plays the same search with its own model, for the comparison
+on the same deals.
 ``--disagreements`` plays ``--matches`` matches in this process with the search's own model and, at every decision
 it searches, asks the sighted search too from the same generator state: it prints how often each overrules the
 guide, and the decisions where they differ by the kind of action each plays.
@@ -22,9 +23,9 @@ import time
 
 import numpy as np
 from duplicate_matches import play_matches, result_line
+from study_search import load
 
 from gin_env import agents
-from gin_env.agents import search
 from gin_env.belief import OpponentModel
 from gin_env.evaluation import duel
 from gin_env.game import actions, cards
@@ -55,9 +56,9 @@ class Sighted(OpponentModel):
 def play(job: tuple[str, str, int, bool], start: int, stop: int, on_game) -> np.ndarray:
     spec, opponent, seed, fair = job
     duel.view = noting_view
-    agent = agents.load(spec)
+    agent = load(spec)
     if not fair:
-        agent.opponent_model = Sighted()
+        agent.model = Sighted()
     return duel.play_games(Rules.preset("eaai"), agent, agents.load(opponent), seed, range(start, stop),
                            on_game=on_game)
 
@@ -67,8 +68,8 @@ class Disagreements:
     play from the same generator state."""
 
     def __init__(self, spec: str) -> None:
-        self.fair, self.sighted = agents.load(spec), agents.load(spec)
-        self.sighted.opponent_model = Sighted()
+        self.fair, self.sighted = load(spec), load(spec)
+        self.sighted.model = Sighted()
         self.count: collections.Counter = collections.Counter()
 
     def act(self, view, rng: np.random.Generator) -> int:
@@ -112,8 +113,10 @@ def main() -> None:
     told.add_argument("--disagreements", action="store_true",
                       help="where the search with its own worlds and the sighted one choose differently")
     args = parser.parse_args()
-    if not isinstance(agents.load(args.search), search.SearchAgent):
-        parser.error(f"--search {args.search!r} is not a search agent")
+    try:
+        load(args.search)
+    except ValueError as err:
+        parser.error(f"--search: {err}")
     if args.disagreements:
         disagreements(args)
         return

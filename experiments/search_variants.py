@@ -4,8 +4,8 @@
     python experiments/search_variants.py [--deals 300 | --matches N] [--seed 8] [--against expert]
                                          [--set samples=96 --set replay=0.5 ...]
 
-``--set KEY=VALUE`` overrides one ``SearchParams`` field (a number, True / False, None, or text such as
-``guide=expert``). Prints one line: the variant,
+``--set KEY=VALUE`` overrides one parameter of the search or of the study's (``study_search.py``: a number,
+True / False, None, or text such as ``guide=expert`` or ``opponent=record``). Prints one line: the variant,
 A's points per hand and match and duplicate win rates with 95% intervals, the hands played and the time.
 """
 
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import time
+
+from study_search import load
 
 from gin_env import agents
 from gin_env.evaluation.duel import play_games
@@ -29,7 +31,7 @@ def main() -> None:
     parser.add_argument("--rules", default="eaai", choices=sorted(PRESETS))
     parser.add_argument("--against", default="expert")
     parser.add_argument("--set", action="append", default=[], dest="settings", metavar="KEY=VALUE",
-                        help="one SearchParams field, as in the agent name search[KEY=VALUE]")
+                        help="one search parameter, as in the name study_search.load reads, search[KEY=VALUE]")
     args = parser.parse_args()
     name = f"search[{','.join(args.settings)}]" if args.settings else "search"
     rules = Rules.preset(args.rules)
@@ -37,7 +39,7 @@ def main() -> None:
     if args.matches is None:
         rules = rules.replace(target=None)
     start = time.perf_counter()
-    stats = pair_stats(play_games(rules, agents.load(name), agents.load(args.against), args.seed, range(n)))
+    stats = pair_stats(play_games(rules, load(name), agents.load(args.against), args.seed, range(n)))
     low, high = stats["a_points_per_hand_ci95"]
     mode = "matches" if args.matches is not None else "deals"
     print(f"{name} vs {args.against}, {n} duplicate {mode}, seed {args.seed}: "

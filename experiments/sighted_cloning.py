@@ -29,8 +29,8 @@ import time
 import gymnasium as gym
 import numpy as np
 import search_sighted
+from study_search import load
 
-from gin_env import agents
 from gin_env.agents import numpy_policy, ppo
 from gin_env.datasets import collect, minari_files
 from gin_env.datasets.decisions import read_sources
@@ -47,9 +47,9 @@ class Told:
     """The teacher, told before each decision the opponent's real hand from the env it plays in."""
 
     def __init__(self, spec: str, env: gym.Env, fair: bool) -> None:
-        self.search, self.env = agents.load(spec), env.unwrapped
+        self.search, self.env = load(spec), env.unwrapped
         if not fair:
-            self.search.opponent_model = search_sighted.Sighted()
+            self.search.model = search_sighted.Sighted()
 
     def tell(self) -> None:
         """Note the opponent's hand, where the sighted search's opponent model reads it."""

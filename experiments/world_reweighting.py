@@ -30,10 +30,9 @@ import time
 import numpy as np
 from belief_accuracy import Watcher
 from duplicate_matches import play_matches, result_line
+from study_search import StudySearch, load
 
 from gin_env import agents, belief, files
-from gin_env.agents import search
-from gin_env.agents.search import SearchParams
 from gin_env.belief.network import INPUTS, layers_of, logits
 from gin_env.evaluation import duel
 from gin_env.game import cards, engine, solver
@@ -146,14 +145,16 @@ def load_layers(path: str) -> list:
 # -- the reweighted search ---------------------------------------------------------------------------------------
 
 
-class Reweighted(search.SearchAgent):
-    """The search, its worlds resampled by ``reweight`` from ``proposals`` times as many."""
+class Reweighted(StudySearch):
+    """The search ``spec`` (``study_search.load``), its worlds resampled by ``reweight`` from ``proposals`` times as
+    many."""
 
-    def __init__(self, params: SearchParams, reweight: str | None, proposals: int, layers: list | None) -> None:
-        super().__init__(params)
+    def __init__(self, spec: str, reweight: str | None, proposals: int, layers: list | None) -> None:
+        named = load(spec)
+        super().__init__(named.params, named.study)
         self.reweight, self.proposals, self.layers = reweight, proposals, layers
 
-    def worlds(self, view, n, rng):
+    def _worlds(self, view, n, rng):
         draws = self.reweighted(view, n, rng)
         return belief.batch_of_draws(view, draws)
 
@@ -161,12 +162,12 @@ class Reweighted(search.SearchAgent):
         """``n`` worlds of ``view``: resampled by ``reweight`` from ``proposals`` times as many, or, with
         ``reweight`` None, the search's own draw."""
         if self.reweight is None:
-            return belief.draw_worlds(view, n, rng, model=self.opponent_model)
-        draws = belief.draw_worlds(view, n * self.proposals, rng, model=self.opponent_model)
+            return belief.draw_worlds(view, n, rng, model=self.model)
+        draws = belief.draw_worlds(view, n * self.proposals, rng, model=self.model)
         if self.reweight == "deadwood":
             weights = deadwood_weights(self.layers, view, draws)
         else:
-            opponent = self.rollout_policies(view)[1]
+            opponent = self._rollout_policies(view)[1]
             if not hasattr(opponent, "logits"):
                 raise ValueError("the discard reweighting needs a network to model the opponent")
             if last_discard(view) is None:  # nothing to weigh by: the first n worlds drawn
@@ -179,7 +180,7 @@ class Reweighted(search.SearchAgent):
 
 def play(job, start: int, stop: int, on_game) -> np.ndarray:
     spec, reweight, proposals, net, opponent, seed = job
-    agent = Reweighted(agents.load(spec).params, reweight, proposals, load_layers(net) if net else None)
+    agent = Reweighted(spec, reweight, proposals, load_layers(net) if net else None)
     return duel.play_games(Rules.preset("eaai"), agent, agents.load(opponent), seed, range(start, stop),
                            on_game=on_game)
 
@@ -256,8 +257,8 @@ def run_calibration(args) -> None:
         cells = []
         for model, reweight in kinds.values():
             # The discard reweighting models ppo-v5 by its own network, the others by the search's guide.
-            params = SearchParams(guide="exit", belief=model, opponent="ppo" if name == "ppo" else "guide")
-            agent = Reweighted(params, reweight, 4, layers)
+            spec = f"search[guide=exit,belief={model},opponent={'ppo' if name == 'ppo' else 'guide'}]"
+            agent = Reweighted(spec, reweight, 4, layers)
             entropy, share = [], []
             for k, (v, hidden) in enumerate(cases):
                 rng = np.random.default_rng([31337, k])

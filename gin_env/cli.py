@@ -3,14 +3,14 @@
     gin-env evaluate AGENT AGENT ... [options]   duplicate-deal tournament (gin_env.evaluation)
     gin-env train [options]                      MaskablePPO training (gin_env.training)
     gin-env dataset PLAYER OTHER... [options]    a Minari dataset of a line-up's episodes (gin_env.datasets)
-    gin-env iterate [options]                    expert iteration: search plays, a network learns it, repeat
     gin-env export SOURCE... --out FILE          a model file to ship, one checkpoint or several averaged
     gin-env train-belief --out FILE [options]    a belief network fitted to played games' hidden cards
     gin-env play [options]                       a game against an agent in the terminal (gin_env.ui.play)
     gin-env replay FILE [--step]                 step through a saved hand (gin_env.ui.viewer)
 
 ``gin-env JOB --help`` lists a job's options; ``gin-env --version`` prints the package's version. A job whose
-optional dependencies are missing stops with one line that names the extra to install.
+optional dependencies are missing stops with one line that names the extra to install, and a job that left the
+command (:data:`RETIRED`) with one line that names what replaces it.
 """
 
 from __future__ import annotations
@@ -35,11 +35,6 @@ def _train(argv: list[str], prog: str) -> int:
 
 def _dataset(argv: list[str], prog: str) -> int:
     from gin_env.datasets.cli import main
-    return main(argv, prog)
-
-
-def _iterate(argv: list[str], prog: str) -> int:
-    from gin_env.training.iteration import main
     return main(argv, prog)
 
 
@@ -68,13 +63,20 @@ USAGE = __doc__.split("\n\n")[1]
 #: Subcommand -> the function that runs it; each imports its job only when asked for, so ``--help`` and
 #: ``--version`` stay light.
 JOBS: dict[str, Callable[[list[str], str], int]] = {
-    "evaluate": _evaluate, "train": _train, "dataset": _dataset, "iterate": _iterate,
-    "export": _export, "train-belief": _train_belief, "play": _play, "replay": _replay,
+    "evaluate": _evaluate, "train": _train, "dataset": _dataset, "export": _export,
+    "train-belief": _train_belief, "play": _play, "replay": _replay,
+}
+
+#: Jobs the command no longer runs -> what replaces each: a study's pipeline, kept in the repository's
+#: ``experiments/`` rather than in the package.
+RETIRED = {
+    "iterate": "expert iteration left the package in gin-env 0.13.0: run python experiments/iterate.py from a clone "
+               "of the repository (docs/iteration.md); the exit-v1 network it made still loads by its name",
 }
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``gin-env JOB ...``; the job's exit code (2 for an unknown job or a missing extra)."""
+    """Run ``gin-env JOB ...``; the job's exit code (2 for an unknown or retired job or a missing extra)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(f"usage: gin-env JOB [options] | gin-env --version\n\n{USAGE}\n\nSee gin-env JOB --help.")
@@ -84,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     job, rest = argv[0], argv[1:]
     prog = f"gin-env {job}"
+    if job in RETIRED:
+        print(f"{prog}: error: {RETIRED[job]}", file=sys.stderr)
+        return 2
     if job not in JOBS:
         print(f"gin-env: error: unknown job {job!r}{did_you_mean(job, JOBS)}; choose from {', '.join(JOBS)}",
               file=sys.stderr)

@@ -3,8 +3,8 @@ one line that names the holder, and :func:`holding` checks again under the lock 
 The system releases a lock when its process ends, however it ends, so a killed command leaves nothing locked; the
 next holder takes over the file it left.
 
-``gin-env train``, ``gin-env iterate`` and ``train_rllib.py`` lock their run folder, ``gin-env dataset`` the id it
-writes.
+``gin-env train``, ``train_rllib.py`` and the expert iteration of ``experiments/`` lock their run folder,
+``gin-env dataset`` the id it writes.
 """
 
 from __future__ import annotations

@@ -154,7 +154,8 @@ READERS = {
     "replay": "from gin_env.replay.replay_file import load as read",
     "history.json": "from gin_env.training.run_files import read_history as read",
     "text": "from gin_env.files import read_text\ndef read(path): read_text(path, 100, 'report')",
-    "report": "from gin_env.training.iteration_curve import curve_rows\nimport os, types\n"
+    "report": f"import sys\nsys.path.append({str(REPO / 'experiments')!r})\n"
+              "from iteration.curve import curve_rows\nimport os, types\n"
               "def read(path):\n    os.makedirs('gen-0', exist_ok=True)\n    os.symlink(path, 'gen-0/measure.json')\n"
               "    curve_rows(types.SimpleNamespace(run_dir='.', measure_against='simple'))",
 }

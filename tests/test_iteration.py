@@ -1,21 +1,29 @@
-"""gin-env iterate (expert iteration): a run plays the search, clones it into the previous generation's model,
-trains PPO, exports the network and measures it; an interrupted run resumes at the stage it was in without redoing
-the finished ones; every bad option is refused in one line before anything is written."""
+"""experiments/iterate.py (expert iteration): a run plays the search, clones it into the previous generation's
+model, trains PPO, exports the network and measures it; an interrupted run resumes at the stage it was in without
+redoing the finished ones; every bad option is refused in one line before anything is written. ``gin-env iterate``
+names the script that replaces it."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import os
+import sys
+from pathlib import Path
 
 import pytest
 
-from gin_env import agents
-from gin_env.training import iteration, loop
-from gin_env.training import iteration_options as options
+from gin_env import agents, cli
+from gin_env.training import loop
 from tests.refusals import assert_refused, snapshot
 
-PROG = "gin-env iterate"
+#: The pipeline imports its modules as ``iteration.*``, as it does when experiments/iterate.py runs it.
+EXPERIMENTS = str(Path(__file__).resolve().parents[1] / "experiments")
+if EXPERIMENTS not in sys.path:
+    sys.path.append(EXPERIMENTS)
+from iteration import options, pipeline  # noqa: E402
+
+PROG = options.PROG
 #: The smallest run that goes through every stage: 4 hands of a 2-sample search in two shards, one PPO rollout,
 #: 2 duplicate matches per measure.
 TINY = ["--rules", "eaai", "--hands", "4", "--shard-hands", "2", "--search", "samples=2", "--ppo-steps", "100",
@@ -36,7 +44,7 @@ def test_a_run_interrupted_while_learning_resumes_there_and_measures_its_generat
         raise KeyboardInterrupt
 
     monkeypatch.setattr(loop, "train", interrupted)
-    assert iteration.main(["--run-dir", run_dir, *TINY], PROG) == 130
+    assert pipeline.main(["--run-dir", run_dir, *TINY], PROG) == 130
     assert "--resume" in capsys.readouterr().err
     play = os.path.join(run_dir, "gen-1", "play")
     shards = _mtimes(play)
@@ -44,7 +52,7 @@ def test_a_run_interrupted_while_learning_resumes_there_and_measures_its_generat
     assert not os.path.exists(os.path.join(run_dir, "gen-1", "network.npz"))
 
     monkeypatch.setattr(loop, "train", real_train)
-    assert iteration.main(["--run-dir", run_dir, "--resume", "--no-progress"], PROG) == 0
+    assert pipeline.main(["--run-dir", run_dir, "--resume", "--no-progress"], PROG) == 0
     assert _mtimes(play) == shards, "the finished play stage was played again"
     out = capsys.readouterr().out
     assert "generation 1, play" not in out and "generation 1, learn: cloning" in out
@@ -53,13 +61,13 @@ def test_a_run_interrupted_while_learning_resumes_there_and_measures_its_generat
     assert state["options"]["hands"] == 4 and state["options"]["rules"] == "eaai"
     clone = state["generations"]["1"]["clone"]
     assert clone["decisions"] > 10 and 0 <= clone["held_out_agreement"] <= 1
-    cloned = iteration.model_steps(os.path.join(run_dir, "gen-1", "clone", "last.zip"))
+    cloned = pipeline.model_steps(os.path.join(run_dir, "gen-1", "clone", "last.zip"))
     assert state["generations"]["1"]["ppo"]["steps"] >= cloned + 100
     # The shards recorded the search on generation 0's network against simple, then against that network.
     for k, opponent in enumerate(("simple", os.path.join(run_dir, "gen-0", "network.npz"))):
         from gin_env.datasets import decisions
 
-        dataset = decisions.open_dataset(os.path.join(play, iteration.shard_id(k)))
+        dataset = decisions.open_dataset(os.path.join(play, pipeline.shard_id(k)))
         meta = dataset.storage.metadata["gin_env"]
         assert meta["player"]["agent"].startswith("search-v2[samples=2,guide=")
         assert decisions.env_kwargs(dataset)["opponent"] == opponent
@@ -77,7 +85,7 @@ def test_a_run_interrupted_while_learning_resumes_there_and_measures_its_generat
 
     # A finished run resumed again redoes nothing, even with a new PPO plan, which is for generations to come.
     before = snapshot(run_dir, times=True)
-    assert iteration.main(["--run-dir", run_dir, "--resume", "--ppo-steps", "500", "--no-progress"], PROG) == 0, \
+    assert pipeline.main(["--run-dir", run_dir, "--resume", "--ppo-steps", "500", "--no-progress"], PROG) == 0, \
         capsys.readouterr().err
     changed = {path for path, value in snapshot(run_dir, times=True).items() if before.get(path) != value}
     assert changed <= {"iteration.json", "curve.json", "curve.png"}
@@ -122,7 +130,7 @@ def test_a_bad_option_is_one_line_and_writes_nothing(mention, argv, tmp_path, mo
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "notes.txt").write_text("a user's file\n")
     before = snapshot(tmp_path, times=True)
-    code = iteration.main([*argv, "--no-progress"], PROG)
+    code = pipeline.main([*argv, "--no-progress"], PROG)
     assert_refused(code, capsys.readouterr().err, PROG, mention)
     assert snapshot(tmp_path, times=True) == before
 
@@ -144,3 +152,11 @@ def test_every_stage_has_a_seed_of_its_own():
     seeds = {options.stream_seed(args, *parts) for parts in [(1, 1, 0), (1, 1, 1), (2, 1, 0), (1, 2), (1, 3), (4,)]}
     assert len(seeds) == 6 and all(0 <= seed < 2**31 for seed in seeds)
     assert options.stream_seed(args, 4) == options.stream_seed(options.IterateArgs(hands=9), 4)
+
+
+def test_gin_env_iterate_names_the_script_that_replaces_it(capsys):
+    assert cli.main(["iterate", "--run-dir", "runs/exit"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gin-env iterate: error: ")
+    assert "python experiments/iterate.py" in err and "exit-v1" in err
+    assert "iterate" not in cli.JOBS

@@ -1,5 +1,6 @@
 """The search agent (agents/search.py): legal play in every phase, determinizations consistent with the view,
-determinism given the generator, the budget, the game-win table, and a quick edge over random."""
+determinism given the generator, the budget, the game-win table, a quick edge over random, and a study's knob refused
+with where it lives (tests/test_study_search.py tests the study's search)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from gin_env import agents
-from gin_env.agents import numpy_policy, rollouts
+from gin_env.agents import numpy_policy
 from gin_env.agents import search as search_module
 from gin_env.agents.rollouts import game_win_table, hand_value
 from gin_env.agents.search import SearchAgent, SearchParams, choose
@@ -95,7 +96,7 @@ def test_at_the_wall_the_search_passes_or_takes_and_then_knocks():
     search = SearchAgent(**FAST)
     for state in states:
         v = view(state, state.current)
-        guide = search.guide(v).act(v, np.random.default_rng(0))
+        guide = search._guide(v).act(v, np.random.default_rng(0))
         assert guide in (TAKE_DISCARD, actions.PASS)
         assert search.candidates(v) == [guide, TAKE_DISCARD + actions.PASS - guide]
         assert search.act(v, np.random.default_rng(0)) in (TAKE_DISCARD, actions.PASS)
@@ -158,20 +159,16 @@ def test_the_choice_is_a_function_of_the_view_and_the_generator():
 @pytest.mark.parametrize("guide", ["expert", "ppo"])
 def test_by_default_the_guide_chooses_the_draw_and_the_search_the_discard_phase(guide):
     """In the offer and the draw (R13, R15) the search plays its guide's choice (the expert's, or the shipped
-    network's); with ``search_draws`` it weighs taking the face-up card against leaving it. In the discard phase it
-    searches the guide's best ``discards`` actions, and the least-deadwood knock when it may knock."""
+    network's). In the discard phase it searches the guide's best ``discards`` actions, and the least-deadwood knock
+    when it may knock."""
     views = [v for _, v in seeded_views(Rules.preset("eaai"), 18, 4)]
     reference = numpy_policy.shipped() if guide == "ppo" else agents.load("expert")
     default = SearchAgent(**FAST, guide=guide, discards=2)
-    drawing = SearchAgent(**FAST, guide=guide, search_draws=True)
     draws = [v for v in views if v.phase in (engine.OFFER, engine.DRAW) and v.legal_mask[TAKE_DISCARD]]
     assert len(draws) >= 10
     for i, v in enumerate(draws):
         assert default.act(v, np.random.default_rng(i)) == reference.act(v, np.random.default_rng(i))
-        weighed = drawing.candidates(v)
-        assert weighed[0] == reference.act(v, np.random.default_rng(i)) and len(weighed) == 2
-        assert TAKE_DISCARD in weighed
-        assert drawing.act(v, np.random.default_rng(i)) in weighed
+        assert not default.searches(v)
     discards = [v for v in views if v.phase == engine.DISCARD and v.legal_mask.sum() > 2]
     assert len(discards) >= 10
     for v in discards:
@@ -200,15 +197,15 @@ def test_the_guide_may_be_any_exported_policy(tmp_path):
         SearchAgent(guide=str(tmp_path / "missing.npz"))
 
 
-def test_the_rollouts_play_from_the_worlds_the_worlds_method_gives():
-    """``SearchAgent.worlds`` is where a search draws the worlds it rolls out (an experiment reweighs them there): a
+def test_the_rollouts_play_from_the_worlds_the_worlds_hook_gives():
+    """``SearchAgent._worlds`` is where a search draws the worlds it rolls out (a study reweighs them there): a
     search handed the real state through it rolls out that state, in every sample."""
     rules = Rules.preset("eaai")
     cases = [(s, v) for s, v in seeded_views(rules, 21, 3) if SearchAgent(**FAST).searches(v)][:4]
     assert cases
 
     class Told(SearchAgent):
-        def worlds(self, view, n, rng):
+        def _worlds(self, view, n, rng):
             self.drawn += n
             return HandBatch.from_states([self.state] * n)
 
@@ -222,12 +219,12 @@ def test_the_rollouts_play_from_the_worlds_the_worlds_method_gives():
         assert np.allclose(values, values[0])
 
 
-def test_the_worlds_are_drawn_by_the_opponent_model_the_search_holds():
-    """``opponent_model`` is made from the parameters (the heuristic's weights, or a belief network), and a model put
-    in its place draws every world: one that gives the opponent's real hidden cards all the weight deals them."""
-    search = SearchAgent(**FAST, shunned_weight=0.25, partner_weight=3.0, replay=1.0)
-    assert search.opponent_model == OpponentModel(shunned_weight=0.25, partner_weight=3.0, replay=1.0)
-    assert isinstance(SearchAgent(**FAST, belief="belief-v1").opponent_model, NetworkModel)
+def test_the_worlds_are_drawn_by_the_model_the_belief_parameter_names():
+    """``_model`` is the heuristic ``OpponentModel()`` or the ``belief`` network's model, and it draws every world:
+    a model that gives the opponent's real hidden cards all the weight deals them."""
+    search = SearchAgent(**FAST)
+    assert search._model == OpponentModel()
+    assert SearchAgent(**FAST, belief="belief-v1")._model == NetworkModel("belief-v1")
 
     state, v = next((s, v) for s, v in seeded_views(Rules.preset("eaai"), 23, 2)
                     if v.phase == engine.DISCARD and len(cards.to_ids(v.unseen)) > 20)
@@ -237,8 +234,8 @@ def test_the_worlds_are_drawn_by_the_opponent_model_the_search_holds():
         def card_weights(self, view):
             return np.where(cards.to_array(hidden), 1e12, np.where(cards.to_array(view.unseen), 1e-12, 0.0))
 
-    search.opponent_model = Real(replay=0.0)
-    worlds = search.worlds(v, 8, np.random.default_rng(0))
+    search._model = Real(replay=0.0)
+    worlds = search._worlds(v, 8, np.random.default_rng(0))
     assert all(int(hand) & hidden == hidden for hand in worlds.hands[:, 1 - v.player])
 
 
@@ -335,12 +332,10 @@ def test_the_clock_stops_before_a_round_that_would_pass_the_budget(monkeypatch):
 
 
 @pytest.mark.parametrize(("key", "value"), [
-    ("samples", 0), ("time_ms", 0), ("discards", 0), ("shunned_weight", 0.0), ("points_weight", 1.5),
-    ("replay", -1.0), ("guide", "mcts"), ("waiter", "switch"), ("waiter", "mcts"), ("margin", -1.0), ("trust", 0.0),
-    ("trust", 1.5), ("opponent", "mcts"), ("opponent", "expert"),
-    # Not finite: each used to be accepted and fail, or hang, in the middle of a game.
-    ("replay", float("inf")), ("replay", 9.0), ("shunned_weight", float("inf")), ("partner_weight", float("nan")),
-    ("time_ms", float("inf")), ("margin", float("inf")), ("trust", float("nan")), ("points_weight", float("nan"))])
+    ("samples", 0), ("time_ms", 0), ("discards", 0), ("guide", "mcts"), ("margin", -1.0), ("trust", 0.0),
+    ("trust", 1.5), ("belief", "ppo"),
+    # Not finite: each would fail, or hang, in the middle of a game.
+    ("time_ms", float("inf")), ("margin", float("inf")), ("trust", float("nan"))])
 def test_bad_parameters_name_the_key(key, value):
     with pytest.raises(ValueError, match=f"search parameter '{key}' must"):
         SearchParams(**{key: value})
@@ -348,23 +343,27 @@ def test_bad_parameters_name_the_key(key, value):
         SearchAgent(**{key: value})
 
 
-def test_a_waiter_beside_the_switch_is_refused():
-    """``guide="switch"`` names its waiter; another one beside it would be ignored, so it is refused."""
-    with pytest.raises(ValueError, match="search parameter 'waiter' must not be given with guide='switch'"):
-        SearchAgent(guide="switch", waiter="ppo-expert")
+@pytest.mark.parametrize("key", sorted(search_module.STUDY_ONLY))
+def test_a_studys_knob_is_refused_with_where_it_lives(key):
+    """The knobs only studies set are no parameters of the shipped search: by name or as ``search[KEY=VALUE]`` each
+    is refused in one line that names the experiment which builds that search."""
+    with pytest.raises(TypeError, match=f"search parameter '{key}' is a study's knob.*experiments/study_search.py"):
+        SearchAgent(**{key: 1})
+    with pytest.raises(ValueError, match=f"agent search-v2: search parameter '{key}' is a study's knob") as refused:
+        agents.load(f"search[{key}=1]")
+    assert "\n" not in str(refused.value)
 
 
 @pytest.mark.parametrize(("key", "value"), [("samples", 2.5), ("samples", 8.0), ("samples", True), ("guide", 3),
-                                            ("search_draws", 1), ("replay", "0.5"), ("margin", None), ("waiter", 3),
-                                            ("round_samples", "8")])
+                                            ("margin", None), ("round_samples", "8")])
 def test_parameters_of_the_wrong_type_name_the_key(key, value):
     with pytest.raises(TypeError, match=f"search parameter '{key}' must"):
         SearchParams(**{key: value})
 
 
 def test_numpy_numbers_are_parameters_and_the_agent_takes_only_its_own():
-    params = SearchAgent(samples=np.int64(4), margin=np.float32(1.0), replay=0).params
-    assert (params.samples, params.margin, params.replay) == (4, 1.0, 0)
+    params = SearchAgent(samples=np.int64(4), margin=np.float32(1.0)).params
+    assert (params.samples, params.margin) == (4, 1.0)
     with pytest.raises(TypeError, match="SearchAgent has no parameter 'sampels'; its parameters are guide, samples"):
         SearchAgent(sampels=3)
     with pytest.raises(TypeError, match="SearchAgent params must be a SearchParams"):
@@ -452,13 +451,11 @@ def test_a_guide_that_reads_the_match_record_sees_it_at_the_table_and_in_the_rol
 KNOCKER_RECORD, GIN_RECORD = (0, 0, 0, 2, 0, 0), (0, 0, 0, 0, 0, 1)
 
 
-@pytest.mark.parametrize(("params", "racer_name", "waiter_name"), [
-    ({"guide": "switch"}, "exit", "ppo"), ({"waiter": "ppo"}, "ppo-expert", "ppo")])
-def test_the_waiter_guides_once_the_record_shows_a_knocker(params, racer_name, waiter_name):
-    """``guide="switch"`` (switch-v1's networks) and ``waiter``: the search proposes and trusts the guide until the
-    record shows the opponent winning by plain knocks, the waiter from then on."""
-    search = SearchAgent(**FAST, **params)
-    racer, waiter = agents.load(racer_name), agents.load(waiter_name)
+def test_the_switchs_waiter_guides_once_the_record_shows_a_knocker():
+    """``guide="switch"`` (switch-v1's networks): the search proposes and trusts ``exit-v1`` until the record shows
+    the opponent winning by plain knocks, ``ppo-v5`` from then on."""
+    search = SearchAgent(**FAST, guide="switch")
+    racer, waiter = agents.load("exit"), agents.load("ppo")
     views = [v for _, v in seeded_views(Rules.preset("eaai"), 5, 4) if v.phase == engine.DISCARD]
     differ = 0
     for v in views:
@@ -467,52 +464,3 @@ def test_the_waiter_guides_once_the_record_shows_a_knocker(params, racer_name, w
             assert search.candidates(seen)[0] == network.act(seen, np.random.default_rng(0))
         differ += racer.act(v, np.random.default_rng(0)) != waiter.act(v, np.random.default_rng(0))
     assert differ, "the two networks never disagreed: the test tells nothing"
-
-
-def note_movers(monkeypatch, policies: dict) -> dict[str, set]:
-    """Wrap each policy's ``act_batch`` to note the players it moves for, by the policy's key in ``policies``."""
-    movers = {key: set() for key in policies}
-    for key, policy in policies.items():
-        act_batch = policy.act_batch
-
-        def noted(v, rng, key=key, act_batch=act_batch):
-            movers[key].update(v.player.tolist())
-            return act_batch(v, rng)
-
-        monkeypatch.setattr(policy, "act_batch", noted)
-    return movers
-
-
-@pytest.mark.parametrize(("record", "simple_plays_the_opponent"), [(KNOCKER_RECORD, True), (GIN_RECORD, False)])
-def test_the_record_opponent_model_plays_simple_against_a_knocker(monkeypatch, record, simple_plays_the_opponent):
-    """``opponent="record"``: in the rollouts the opponent's moves are simple's against an opponent the record shows
-    winning by plain knocks, the guide's otherwise; the searcher's own moves are always the guide's."""
-    search = SearchAgent(**FAST, guide="exit", opponent="record")
-    movers = note_movers(monkeypatch, {"network": search._racer, "simple": rollouts.SIMPLE})
-    v = next(v for _, v in seeded_views(Rules.preset("eaai"), 5, 4)
-             if v.phase == engine.DISCARD and len(search.candidates(v)) > 1)
-    v = v._replace(record=record)
-    search.sample_values(v, search.candidates(v), np.random.default_rng(0))
-    opponent = 1 - v.player
-    if simple_plays_the_opponent:
-        assert movers == {"network": {v.player}, "simple": {opponent}}
-    else:
-        assert movers == {"network": {v.player, opponent}, "simple": set()}
-
-
-@pytest.mark.parametrize("opponent", ["ppo", "simple", "path"])
-def test_a_named_opponent_model_plays_the_opponent_side_of_every_rollout(monkeypatch, opponent):
-    """``opponent`` naming a policy (a shipped network, simple, or a path to weights): in the rollouts every move of
-    the opponent is that policy's, whatever the record shows, and every move of the searcher the guide's."""
-    name = numpy_policy.SHIPPED["ppo"] if opponent == "path" else opponent
-    search = SearchAgent(**FAST, guide="exit", opponent=name)
-    guide, model = search._racer, search._opponent
-    assert model is not guide
-    assert (model is rollouts.SIMPLE) == (opponent == "simple")
-    movers = note_movers(monkeypatch, {"guide": guide, "model": model})
-    views = [v for _, v in seeded_views(Rules.preset("eaai"), 5, 4)
-             if v.phase == engine.DISCARD and len(search.candidates(v)) > 1]
-    for record in (KNOCKER_RECORD, GIN_RECORD):
-        v = views[0]._replace(record=record)
-        search.sample_values(v, search.candidates(v), np.random.default_rng(0))
-        assert movers == {"guide": {v.player}, "model": {1 - v.player}}

@@ -1,5 +1,6 @@
-"""The options of an expert-iteration run (:class:`IterateArgs`, ``gin-env iterate --help``), each checked before
-any work (:func:`check`), and the options a resumed run keeps (:func:`resumed`); :mod:`.iteration` runs it."""
+"""The options of an expert-iteration run (:class:`IterateArgs`, ``python experiments/iterate.py --help``), each
+checked before any work (:func:`check`), and the options a resumed run keeps (:func:`resumed`);
+:mod:`iteration.pipeline` runs it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from gin_env.training.checks import MAX_SEED, check_ranges, flag
 from gin_env.training.config import build_parser
 from gin_env.training.opponents import SELF, parse_schedule
 
+#: The command that runs expert iteration, as its messages name it.
+PROG = "python experiments/iterate.py"
 #: The name that stands for the previous generation's network in ``--play-opponents`` and ``--ppo-opponents``.
 GUIDE = "guide"
 #: Characters that separate the parts of an agent's parameters and of an opponent schedule, where the run's files
@@ -37,7 +40,7 @@ PLAN_OPTIONS = ("ppo_steps", "ppo_opponents")
 
 @dataclass
 class IterateArgs:
-    """The options of an expert-iteration run; each is a command-line flag (``gin-env iterate --help``)."""
+    """The options of an expert-iteration run; each is a command-line flag (``experiments/iterate.py --help``)."""
 
     run_dir: str = field(default="runs/exit", metadata={"help": "the run's folder (its parent must exist)"})
     generations: int = field(default=1, metadata={"help": "run until this generation is measured"})

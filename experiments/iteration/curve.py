@@ -10,7 +10,7 @@ import numpy as np
 
 from gin_env import files
 from gin_env.text import printable
-from gin_env.training.iteration_options import IterateArgs, names
+from iteration.options import IterateArgs, names
 
 #: The column of the generation before.
 PREVIOUS = "previous"

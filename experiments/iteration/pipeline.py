@@ -1,8 +1,8 @@
-"""Expert iteration (``gin-env iterate``): the search plays, a network learns its choices, the new network guides
-the next search, generation after generation; a run folder that resumes where it stopped.
+"""Expert iteration (``python experiments/iterate.py``): the search plays, a network learns its choices, the new
+network guides the next search, generation after generation; a run folder that resumes where it stopped.
 
-    gin-env iterate --rules eaai --run-dir runs/exit --generations 2
-    gin-env iterate --run-dir runs/exit --resume --generations 4      # later: on to generation 4
+    python experiments/iterate.py --rules eaai --run-dir runs/exit --generations 2
+    python experiments/iterate.py --run-dir runs/exit --resume --generations 4      # later: on to generation 4
 
 Generation 0 is the start: the ``--start`` model with the ``--start-actor`` network as its policy (by default the
 shipped ``ppo-v5`` model with the ``ppo-expert-v1`` actor, the search's guide). Generation g >= 1 runs four
@@ -23,7 +23,7 @@ After each generation the run writes ``curve.json``, ``curve.png`` and prints th
 ``gen-G/measure.json``). Every stage's output is written under a temporary name and renamed, so an interrupted run
 (Ctrl-C, the end of a session) loses at most the stage or the shard it was in, and ``--resume`` carries on from
 there with the options the run was started with (only ``--generations``, ``--workers``, the progress bar and, for
-generations yet to learn, ``--ppo-steps`` and ``--ppo-opponents`` may change): :mod:`.iteration_options`. A stage
+generations yet to learn, ``--ppo-steps`` and ``--ppo-opponents`` may change): :mod:`iteration.options`. A stage
 whose output is in the run folder is not run again, and a generation whose network is written is done but for its
 measure.
 """
@@ -40,13 +40,13 @@ from gin_env import files, locks
 from gin_env.agents import model_archive
 from gin_env.game.rules import Rules
 from gin_env.optional import MissingExtra
-from gin_env.training import iteration_options as options
-from gin_env.training.iteration_curve import write_curve
-from gin_env.training.iteration_options import GUIDE, STATE_FILE, IterateArgs, names, stream_seed
 from gin_env.training.opponents import parse_schedule
 from gin_env.training.run_files import locked_run_folder, read_history
+from iteration import options
+from iteration.curve import write_curve
+from iteration.options import GUIDE, PROG, STATE_FILE, IterateArgs, names, stream_seed
 
-#: The seed streams of the stages (:func:`.iteration_options.stream_seed`); the measure's is the same every
+#: The seed streams of the stages (:func:`iteration.options.stream_seed`); the measure's is the same every
 #: generation, so generations are measured on the same deals.
 PLAY, CLONE, PPO, MEASURE = 1, 2, 3, 4
 
@@ -245,7 +245,7 @@ def measure(args: IterateArgs, now: Generation, before: Generation | None) -> No
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Run the command line; 0 when the last generation is measured, 2 for a bad option (nothing written) or a run
     folder another run holds, 130 interrupted (what was finished stays, and ``--resume`` carries on)."""
-    prog = prog or "gin-env iterate"
+    prog = prog or PROG
     args, given = options.parse(argv, prog)
     try:
         if args.resume:
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         print(f"{prog}: interrupted; the finished stages stay in {args.run_dir}: carry on with "
-              f"gin-env iterate --run-dir {args.run_dir} --resume", file=sys.stderr)
+              f"{PROG} --run-dir {args.run_dir} --resume", file=sys.stderr)
         return 130
     print(f"generation {args.generations} measured; {time.perf_counter() - start:.0f} s")
     return 0
