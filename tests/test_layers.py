@@ -162,3 +162,55 @@ def test_modules_and_functions_stay_small(name):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             length = node.end_lineno - node.lineno + 1
             assert length <= MAX_FUNCTION_LINES, f"{path}:{node.lineno} {node.name} has {length} lines"
+
+
+#: The module that owns the card geometry (``cards.Deck``): every card count is defined there and derived elsewhere.
+CARD_OWNER = "gin_env.game.cards"
+#: The deck's geometry: outside ``cards`` these names may only be imported or aliased (``SUIT_BITS = N_RANKS``).
+GEOMETRY_NAMES = {"N_CARDS", "N_SUITS", "N_RANKS", "N_NATURALS", "SUIT_BITS", "HAND_SIZE", "DEALT",
+                  "STOCK_AFTER_DEAL", "KNOCKER_CARDS", "FULL_DECK"}
+#: Sizes and scales derived from the deck by the module that lays them out: never a bare number.
+DERIVED_NAMES = {"N_ACTIONS", "KNOCK_BASE", "OBS_SIZE", "RECORD_OBS_SIZE", "PRIVILEGED_SIZE", "DEADWOOD_SCALE",
+                 "STOCK_SCALE"}
+#: Numbers that only a card count gives: the deck (52 and its last id), a suit (13), the standard stock after the deal
+#: (31), the actions (108) and the observation (375) of the standard deck.
+CARD_COUNT_LITERALS = {13, 31, 51, 52, 108, 375}
+
+
+def _card_count_definitions(path: pathlib.Path) -> list[str]:
+    """Where ``path`` defines a card count: binds a geometry name to anything but another name, a derived size to a
+    bare number, or writes a card-count number in its code. Strings and docstrings aside; a power (``2**31``) and a
+    keyword argument's value (``big_gin_bonus=31``, named by its keyword) are not card counts."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    named = {id(node.right) for node in ast.walk(tree) if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)}
+    named |= {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.keyword)}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
+            if names & GEOMETRY_NAMES and not isinstance(node.value, (ast.Name, ast.Attribute)):
+                found.append(f"line {node.lineno}: {', '.join(sorted(names & GEOMETRY_NAMES))} defined here")
+            if names & DERIVED_NAMES and isinstance(node.value, ast.Constant):
+                found.append(f"line {node.lineno}: {', '.join(sorted(names & DERIVED_NAMES))} = a number")
+        if (isinstance(node, ast.Constant) and type(node.value) is int and node.value in CARD_COUNT_LITERALS
+                and id(node) not in named):
+            found.append(f"line {node.lineno}: the number {node.value}")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(set(MODULES) - {CARD_OWNER}))
+def test_no_module_but_cards_defines_a_card_count(name):
+    """One deck spec: every card count, id range, layout size and card-derived bound comes from ``cards.Deck``
+    (``cards.STANDARD_DECK`` or a ``Rules``' deck), so a deck with jokers changes them in one place."""
+    found = _card_count_definitions(MODULES[name])
+    assert not found, f"{name} defines a card count of its own: {'; '.join(found)}"
+
+
+def test_the_card_count_check_finds_a_copied_count(tmp_path):
+    copied = tmp_path / "copied.py"
+    copied.write_text("N_CARDS = 52\nDEALT = 2 * HAND_SIZE\nOBS_SIZE = 375\nSTOCK = 31\nBIG = 2**31 - 1\n"
+                      "SUIT_BITS = N_RANKS\nRules(big_gin_bonus=31)\n")
+    assert sorted(_card_count_definitions(copied)) == [
+        "line 1: N_CARDS defined here", "line 1: the number 52", "line 2: DEALT defined here",
+        "line 3: OBS_SIZE = a number", "line 3: the number 375", "line 4: the number 31"]
