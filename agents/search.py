@@ -107,11 +107,8 @@ STUDY_ONLY = dict.fromkeys(
 #: ``samples`` is (``search[samples=100000000]`` in one batch asked for 29 GiB).
 BATCH_SAMPLES = 1_000
 #: The most ``samples`` per decision: the values kept are a few numbers a sample, and 10,000 samples take tens of
-#: seconds a decision (docs/search.md measured 16 to 400).
+#: seconds a decision.
 MAX_SAMPLES = 10_000
-#: The most ``replay`` steps per opponent discard: each step solves every sampled hand, so the cost of a decision
-#: grows with it (docs/search.md measured 0 to 2).
-MAX_REPLAY = 8.0
 
 
 @dataclass(frozen=True)

