@@ -19,7 +19,7 @@ import tempfile
 from gymnasium.envs.registration import register, registry
 
 #: The package's version (pyproject.toml reads it from here); docs/changelog.md says what each version changed.
-__version__ = "0.12.0"
+__version__ = "0.13.0"
 
 ENV_ID = "GinRummy-v0"
 
