@@ -7,8 +7,6 @@ spaces and gymnasium's checker, and the default that changes nothing."""
 from __future__ import annotations
 
 import functools
-import pathlib
-import re
 import warnings
 
 import gymnasium as gym
@@ -453,13 +451,3 @@ def test_perfect_recall_the_dealt_hand_comes_back_from_the_observation(seed, pre
     with pytest.MonkeyPatch.context() as monkeypatch:
         env = GinRummyEnv(rules=preset, opponent="random", information_state=True)
         play_checked(env, monkeypatch, seed=seed, steps=40, policy=random_legal)
-
-
-def test_the_example_of_the_docs_prints_what_it_says(capsys):
-    page = (pathlib.Path(__file__).parent.parent / "docs" / "belief.md").read_text(encoding="utf-8")
-    block = re.search(r"```python\n(.*?)```", page[page.index("## The information state"):], re.DOTALL).group(1)
-    exec(block, {})
-    printed = capsys.readouterr().out.splitlines()
-    said = [line.split("# ", 1)[1] for line in block.splitlines() if line.startswith("# ")]
-    assert printed[1] == said[0]
-    assert printed[0].startswith("(375,) (403,) int16")
