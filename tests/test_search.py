@@ -454,8 +454,12 @@ KNOCKER_RECORD, GIN_RECORD = (0, 0, 0, 2, 0, 0), (0, 0, 0, 0, 0, 1)
 def test_the_switchs_waiter_guides_once_the_record_shows_a_knocker():
     """``guide="switch"`` (switch-v1's networks): the search proposes and trusts ``exit-v1`` until the record shows
     the opponent winning by plain knocks, ``ppo-v5`` from then on."""
-    search = SearchAgent(**FAST, guide="switch")
-    racer, waiter = agents.load("exit"), agents.load("ppo")
+    assert_the_record_picks_the_guide(SearchAgent(**FAST, guide="switch"), agents.load("exit"), agents.load("ppo"))
+
+
+def assert_the_record_picks_the_guide(search, racer, waiter) -> None:
+    """``search`` proposes first what ``racer`` plays until the match record shows the opponent winning by plain
+    knocks, and what ``waiter`` plays from then on, over discard-phase views where the two networks disagree."""
     views = [v for _, v in seeded_views(Rules.preset("eaai"), 5, 4) if v.phase == engine.DISCARD]
     differ = 0
     for v in views:
