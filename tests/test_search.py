@@ -225,7 +225,12 @@ def test_the_worlds_are_drawn_by_the_model_the_belief_parameter_names():
     search = SearchAgent(**FAST)
     assert search._model == OpponentModel()
     assert SearchAgent(**FAST, belief="belief-v1")._model == NetworkModel("belief-v1")
+    assert_the_worlds_follow_the_model(search, lambda model: setattr(search, "_model", model))
 
+
+def assert_the_worlds_follow_the_model(search, put_model) -> None:
+    """The worlds ``search._worlds`` draws follow the opponent model that ``put_model`` gives it: one that knows the
+    opponent's real hidden cards deals them in every world."""
     state, v = next((s, v) for s, v in seeded_views(Rules.preset("eaai"), 23, 2)
                     if v.phase == engine.DISCARD and len(cards.to_ids(v.unseen)) > 20)
     hidden = state.hands[1 - v.player] & v.unseen
@@ -234,7 +239,7 @@ def test_the_worlds_are_drawn_by_the_model_the_belief_parameter_names():
         def card_weights(self, view):
             return np.where(cards.to_array(hidden), 1e12, np.where(cards.to_array(view.unseen), 1e-12, 0.0))
 
-    search._model = Real(replay=0.0)
+    put_model(Real(replay=0.0))
     worlds = search._worlds(v, 8, np.random.default_rng(0))
     assert all(int(hand) & hidden == hidden for hand in worlds.hands[:, 1 - v.player])
 

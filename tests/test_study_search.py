@@ -15,10 +15,17 @@ from gin_env import agents
 from gin_env.agents import numpy_policy, rollouts
 from gin_env.agents.search import SearchAgent
 from gin_env.belief import NetworkModel, OpponentModel
-from gin_env.game import cards, engine
+from gin_env.game import engine
 from gin_env.game.actions import TAKE_DISCARD
 from gin_env.game.rules import Rules
-from tests.test_search import FAST, GIN_RECORD, KNOCKER_RECORD, assert_the_record_picks_the_guide, seeded_views
+from tests.test_search import (
+    FAST,
+    GIN_RECORD,
+    KNOCKER_RECORD,
+    assert_the_record_picks_the_guide,
+    assert_the_worlds_follow_the_model,
+    seeded_views,
+)
 
 #: The experiments import their siblings by name, as when a script there runs.
 EXPERIMENTS = str(Path(__file__).resolve().parents[1] / "experiments")
@@ -114,16 +121,7 @@ def test_the_worlds_are_drawn_by_the_model_made_from_the_weights_or_put_in_its_p
     search = load("search[samples=6,shunned_weight=0.25,partner_weight=3.0,replay=1.0]")
     assert search.model == OpponentModel(shunned_weight=0.25, partner_weight=3.0, replay=1.0)
     assert load("search[belief=belief-v1,replay=0]").model == NetworkModel("belief-v1", 0)
-    state, v = next((s, v) for s, v in seeded_views(Rules.preset("eaai"), 23, 2) if v.phase == engine.DISCARD)
-    hidden = state.hands[1 - v.player] & v.unseen
-
-    class Real(OpponentModel):
-        def card_weights(self, view):
-            return np.where(cards.to_array(hidden), 1e12, np.where(cards.to_array(view.unseen), 1e-12, 0.0))
-
-    search.model = Real(replay=0.0)
-    worlds = search._worlds(v, 8, np.random.default_rng(0))
-    assert all(int(hand) & hidden == hidden for hand in worlds.hands[:, 1 - v.player])
+    assert_the_worlds_follow_the_model(search, lambda model: setattr(search, "model", model))
 
 
 @pytest.mark.parametrize(("spec", "mention"), [
