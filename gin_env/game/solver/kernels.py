@@ -47,10 +47,10 @@ def _suit(mask, s):
 
 
 @njit(cache=True, inline="always")
-def _set_slots(p0, p1, p2, p3, c0, c1, c2, c3, prune, slots):
+def _set_slots(p0, p1, p2, p3, prune, slots):
     """One slot per rank held in 3+ suits of ``p0..p3``, lowest first: its rank in ``slots[0, i]``, its
-    option-table key in ``slots[1, i]`` (pruned: the suits whose card could be in a run of the patterns
-    ``c0..c3``), and ``slots[2, i]`` (the choice made there) zeroed; return how many."""
+    option-table key in ``slots[1, i]`` (pruned: the suits whose card could be in a run of their pattern), and
+    ``slots[2, i]`` (the choice made there) zeroed; return how many."""
     set_ranks = (p0 & p1 & (p2 | p3)) | ((p0 | p1) & p2 & p3)
     n = 0
     while set_ranks:
@@ -59,8 +59,8 @@ def _set_slots(p0, p1, p2, p3, c0, c1, c2, c3, prune, slots):
         present = ((p0 >> r) & 1) | ((p1 >> r) & 1) << 1 | ((p2 >> r) & 1) << 2 | ((p3 >> r) & 1) << 3
         capable = 0
         if prune:
-            capable = (((_RUN_CAPABLE[c0] >> r) & 1) | ((_RUN_CAPABLE[c1] >> r) & 1) << 1
-                       | ((_RUN_CAPABLE[c2] >> r) & 1) << 2 | ((_RUN_CAPABLE[c3] >> r) & 1) << 3)
+            capable = (((_RUN_CAPABLE[p0] >> r) & 1) | ((_RUN_CAPABLE[p1] >> r) & 1) << 1
+                       | ((_RUN_CAPABLE[p2] >> r) & 1) << 2 | ((_RUN_CAPABLE[p3] >> r) & 1) << 3)
         slots[0, n] = r
         slots[1, n] = present * 16 + capable
         slots[2, n] = 0
@@ -106,7 +106,7 @@ def run_deadwood(p0, p1, p2, p3):
 def first_set_choice(p0, p1, p2, p3, slots):
     """Start the odometer over the set choices worth trying (pruned) for the suit patterns ``p0..p3`` of a holding
     that discards nothing: fill ``slots`` (from ``scratch``) and return its number of set ranks."""
-    return _set_slots(p0, p1, p2, p3, p0, p1, p2, p3, True, slots)
+    return _set_slots(p0, p1, p2, p3, True, slots)
 
 
 @njit(cache=True, inline="always")
@@ -162,7 +162,7 @@ def discard_deadwoods_of(mask, slots, per_card):
     melded). ``slots``, ``per_card``: from ``scratch``."""
     per_card[:] = NOT_HELD
     p0, p1, p2, p3 = _suit(mask, 0), _suit(mask, 1), _suit(mask, 2), _suit(mask, 3)
-    n = _set_slots(p0, p1, p2, p3, p0, p1, p2, p3, False, slots)
+    n = _set_slots(p0, p1, p2, p3, False, slots)
     least_total = NOT_HELD
     while True:
         # Discarding a card of a set is covered by the choices that leave it out of the set (no set at a rank
