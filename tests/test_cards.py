@@ -38,7 +38,7 @@ def test_duplicates_raise():
 
 def test_out_of_range_ids_raise():
     with pytest.raises(ValueError, match="out of range"):
-        cards.to_mask([52])
+        cards.to_mask([54])
     with pytest.raises(ValueError, match="out of range"):
         cards.card_str(-1)
 
@@ -89,9 +89,19 @@ def test_jokers_follow_the_natural_cards_and_every_count_derives_from_the_deck()
 @pytest.mark.parametrize("text, message", [("JK 2C", "holds none"), ("AS AS", "duplicate card 'AS'")])
 def test_the_standard_deck_refuses_a_joker_and_a_duplicate(text, message):
     with pytest.raises(ValueError, match=message):
-        cards.parse(text)
+        cards.STANDARD_DECK.parse(text)
     with pytest.raises(ValueError, match="holds 1"):
         cards.Deck(n_jokers=1).parse("JK JK")
+
+
+def test_the_module_reads_every_card_a_game_may_hold():
+    """R62: ``cards.parse`` numbers the jokers 52 then 53 (a game's rules say how many it may hold), and the
+    module's conversions and values take them; a third joker is refused."""
+    assert cards.parse("5S JK 7S JK") == [4, 52, 6, 53]
+    assert cards.to_str([53, 4, 52]) == "5S JK JK" and cards.to_mask("JK") == 1 << 52
+    assert cards.hand_value("JK 5S") == 25 and cards.hand_value("JK 5S", cards.Deck(n_jokers=1, joker_value=0)) == 5
+    with pytest.raises(ValueError, match="holds 2"):
+        cards.parse("JK JK JK")
 
 
 @pytest.mark.parametrize("kwargs, key", [({"n_jokers": 3}, "n_jokers"), ({"n_jokers": True}, "n_jokers"),

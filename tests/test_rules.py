@@ -5,6 +5,7 @@ import pickle
 
 import pytest
 
+from gin_env.game import cards
 from gin_env.game.rules import PRESETS, Rules
 
 
@@ -70,3 +71,54 @@ def test_oklahoma_knock_limit_r46_and_doubling_r47():
     assert Rules.preset("standard").hand_knock_limit(3) == 10
     with pytest.raises(ValueError, match="not a card id"):
         ok.hand_knock_limit(-1)
+
+
+@pytest.mark.parametrize("keys, key", [({"jokers": 3}, "jokers"), ({"jokers": True}, "jokers"),
+                                       ({"jokers": 2, "joker_value": -1}, "joker_value"),
+                                       ({"jokers": 2, "joker_value": 51}, "joker_value"),
+                                       ({"jokers": 2, "joker_min_naturals": 0}, "joker_min_naturals"),
+                                       ({"joker_min_naturals": 3}, "joker_min_naturals")])
+def test_joker_keys_out_of_range_are_refused_naming_the_key(keys, key):
+    """Section 17.1: ``Rules(jokers=3)``, ``joker_value`` outside 0..50 and ``joker_min_naturals`` outside 1, 2
+    raise an error naming the key."""
+    with pytest.raises(ValueError, match=f"'{key}'"):
+        Rules(**keys)
+
+
+def test_joker_keys_combine_with_every_preset_and_size_the_deck():
+    """R62, R63, R80: jokers combine with any preset by override, the deck holds them and the stock grows by one a
+    joker; with ``jokers`` = 0 the deck is the standard one whatever the other two keys say."""
+    for name in PRESETS:
+        rules = Rules.preset(name, jokers=2)
+        assert rules.jokers == 2 and rules.deck.n_cards == 54 and rules.deck.stock_after_deal == 33
+        assert rules.knock_limit == PRESETS[name].knock_limit
+    assert Rules(jokers=1, joker_value=15).deck.values[-1] == 15
+    assert Rules(joker_value=0, joker_min_naturals=1).deck == cards.STANDARD_DECK
+    assert Rules(jokers=2, joker_value=0).joker_settings == (0, 2)
+
+
+def test_oklahoma_with_a_joker_upcard_r79():
+    """R79, E13, X17: a joker upcard caps the knock limit at ``joker_value`` (10 at the default 20, gin only at 0)
+    and, being no spade, doubles nothing."""
+    ok = Rules.preset("oklahoma", jokers=2)
+    joker = ok.deck.joker_ids[0]
+    assert (ok.hand_knock_limit(joker), ok.hand_multiplier(joker)) == (10, 1)
+    assert ok.replace(joker_value=0).hand_knock_limit(joker) == 0
+    assert ok.replace(joker_value=7).hand_knock_limit(joker + 1) == 7
+    with pytest.raises(ValueError, match="not a card id"):
+        Rules.preset("oklahoma").hand_knock_limit(cards.N_CARDS)
+
+
+def test_jokers_are_not_dealt_by_the_engines_yet():
+    """With jokers > 0 the solver and ``engine.score_knock`` take the rules (section 17); the engines refuse to deal
+    them, naming the rules, rather than deal a 54-card hand they cannot play."""
+    import numpy as np
+
+    from gin_env.batch.hand_batch import HandBatch
+    from gin_env.game import engine
+
+    rules = Rules.preset("oklahoma", jokers=2)
+    with pytest.raises(ValueError, match=r"jokers=2.*not dealt yet"):
+        engine.new_hand(rules, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"jokers=2.*deals no jokers yet"):
+        HandBatch(rules, 4)

@@ -11,9 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gin_env.game import cards, solver
+from gin_env.game.rules import Rules
 from gin_env.game.solver import kernels
 from tests.oracles import python_solver as oracle
 from tests.reference import brute_best_discard, brute_deadwood
+
+STANDARD = Rules()
 
 TESTDATA = Path(__file__).resolve().parent / "data"
 
@@ -63,14 +66,16 @@ def test_one_hand_kernels_match_oracle():
     """The compiled one-hand entries the engine and the observation call, on int card masks as the engine holds
     them: deadwood of 10 cards (R7), and of 11 cards the least deadwood after a discard, the cards reaching it and
     the knocks within the usual limit of 10 (R8, R20), with and without a card kept in hand (R16)."""
-    wrong = [r["id"] for r in TEN if kernels.deadwood_of_mask(cards.to_mask(r["cards"])) != r["deadwood"]]
+    settings = STANDARD.joker_settings
+    wrong = [r["id"] for r in TEN if kernels.deadwood_of_mask(cards.to_mask(r["cards"]), *settings) != r["deadwood"]]
     assert wrong == []
     for r in ELEVEN:
         ids = cards.parse(r["cards"])
         after = dict(zip(ids, r["deadwood_after_discard"]))
         for kept in (-1, ids[0]):
             allowed = {c: dw for c, dw in after.items() if c != kept}
-            best, best_cards, knock_cards, all_melded = kernels.discard_phase_of_mask(cards.to_mask(ids), kept, 10)
+            best, best_cards, knock_cards, all_melded = kernels.discard_phase_of_mask(cards.to_mask(ids), kept, 10,
+                                                                                      *settings)
             assert best == min(allowed.values()), r["id"]
             assert best_cards == cards.to_mask([c for c, dw in allowed.items() if dw == best]), r["id"]
             assert knock_cards == cards.to_mask([c for c, dw in allowed.items() if dw <= 10]), r["id"]

@@ -30,16 +30,17 @@ from gin_env.batch.kernels import (
 from gin_env.game.cards import FULL_DECK, N_CARDS
 from gin_env.game.engine import DISCARD, OVER
 from gin_env.game.observation import write_encoding
-from gin_env.game.solver.kernels import deadwood_of, scratch
+from gin_env.game.solver.kernels import deadwood_of, scratch_of
 
 _FULL_DECK = np.uint64(FULL_DECK)
 
 
 @njit(cache=True)
-def encode_rows(games, players, scores, target, numbers, card_masks, player_masks, out):
+def encode_rows(games, players, scores, target, settings, numbers, card_masks, player_masks, out):
     """``out[i]``: the observation of ``players[i]`` in game ``games[i]``. ``scores``: (k, 2) match scores, own
-    first (empty: all 0); ``target``: the match target (0: none, the score entries stay 0)."""
-    slots, _ = scratch()
+    first (empty: all 0); ``target``: the match target (0: none, the score entries stay 0); ``settings``: the
+    rules' joker settings (``rule_values[JOKERS_ROW]``)."""
+    slots, _ = scratch_of(settings)
     for i in range(games.size):
         g = games[i]
         p = players[i]

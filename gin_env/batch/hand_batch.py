@@ -99,6 +99,9 @@ class HandBatch:
         if rules.players != 2:
             raise ValueError(f"the batched engine plays two-player games only; rules.players={rules.players} is "
                              f"{format_name(rules.players)}: use GinRummy-v0 or gin_env.envs.pettingzoo")
+        if rules.jokers:
+            raise ValueError(f"{rules.describe()}: the batched engine deals no jokers yet; with jokers > 0 only the "
+                             "solver and engine.score_knock take these rules")
         self.rules = rules
         self.n = n
         #: Bumped by every deal and step, so views of an older moment can tell they are stale.

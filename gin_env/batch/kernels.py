@@ -19,7 +19,7 @@ from gin_env.batch.bits import card_bit
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
 from gin_env.game.cards import N_CARDS, NO_CARD
 from gin_env.game.engine import DEALT, DISCARD, OFFER, OVER, WALL
-from gin_env.game.hand_rules import KNOCK_ROW, TURN_ROW, knock, phases, turn
+from gin_env.game.hand_rules import JOKERS_ROW, KNOCK_ROW, TURN_ROW, knock, phases, turn
 from gin_env.game.hand_rules.knock import (  # noqa: F401 - the outcome codes are part of this module's interface
     BIG_GIN_KIND,
     DEAD,
@@ -31,7 +31,7 @@ from gin_env.game.hand_rules.knock import (  # noqa: F401 - the outcome codes ar
     UNDERCUT,
 )
 from gin_env.game.hand_rules.taken_card import kept_card
-from gin_env.game.solver.kernels import deadwood_of, discard_phase_of, scratch
+from gin_env.game.solver.kernels import deadwood_of, discard_phase_of, scratch_of
 from gin_env.game.solver.melds import showdown_of
 
 #: ``HandBatch.kind`` while a hand is live.
@@ -92,7 +92,7 @@ def _solve_discard_phase(g, rule_values, numbers, switches, card_masks, player_m
 def solve_entered(rule_values, numbers, switches, card_masks, player_masks):
     """Fill the discard-phase answers of every game in the discard phase and the wall check of every game at the
     wall (a batch built from states that arrive there)."""
-    slots, per_card = scratch()
+    slots, per_card = scratch_of(rule_values[JOKERS_ROW])
     for g in range(numbers.shape[1]):
         if numbers[PHASE, g] == DISCARD:
             _solve_discard_phase(g, rule_values, numbers, switches, card_masks, player_masks, slots, per_card)
@@ -109,7 +109,7 @@ def solve_entered(rule_values, numbers, switches, card_masks, player_masks):
 def deal(games, decks, dealers, rule_values, numbers, switches, card_masks, player_masks, deck, pile):
     """Deal new hands in ``games`` from ``decks`` ((k, 52) permutations, index 0 on top) (R10)."""
     eleven = rule_values[TURN_ROW, turn.ELEVEN_DEAL] != 0
-    slots, per_card = scratch()
+    slots, per_card = scratch_of(rule_values[JOKERS_ROW])
     for i in range(games.size):
         g = games[i]
         dealer = dealers[i]
@@ -300,8 +300,8 @@ def step(games, chosen, known_legal, rule_values, numbers, switches, card_masks,
     bad = _first_illegal(games, chosen, known_legal, rule_values, numbers, switches, card_masks, player_masks)
     if bad >= 0:
         return bad
-    slots, per_card = scratch()
-    inner, _ = scratch()
+    slots, per_card = scratch_of(rule_values[JOKERS_ROW])
+    inner, _ = scratch_of(rule_values[JOKERS_ROW])
     for i in range(games.size):
         g = games[i]
         a = chosen[i]

@@ -15,6 +15,7 @@ from gin_env.batch.hand_batch import NO_CARD, HandBatch, bits_to_masks
 from gin_env.game import cards, solver
 from gin_env.game.cards import card_bits
 from gin_env.game.engine import DISCARD, OVER
+from gin_env.game.hand_rules import JOKERS_ROW
 from gin_env.game.match_record import EMPTY_RECORD, RECORD_SIZE, encode_record
 from gin_env.game.observation import OBS_SIZE, PlayerView, obs_size, view
 
@@ -204,7 +205,8 @@ def encode_batch(v: BatchView, out: np.ndarray | None = None, match_record: bool
     if out is None:
         out = np.empty((k, obs_size(match_record)), dtype=np.float32)
     scores = v.scores if v._scores is not None else _NO_SCORES
-    encode_rows(v._games, v.player, scores, v.rules.target or 0, b.numbers, b.card_masks, b.player_masks, out)
+    encode_rows(v._games, v.player, scores, v.rules.target or 0, b.rule_values[JOKERS_ROW], b.numbers, b.card_masks,
+                b.player_masks, out)
     if match_record:
         out[:, OBS_SIZE:] = encode_record(v.record)
     return out

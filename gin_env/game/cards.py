@@ -23,6 +23,8 @@ JOKER = "JK"
 #: The most jokers a deck may hold, and the largest deadwood value a joker may have.
 MAX_JOKERS = 2
 MAX_JOKER_VALUE = 50
+#: The natural cards a meld must hold when jokers play (R65): one, or two (the default, last).
+JOKER_MIN_NATURALS = (1, 2)
 #: Deadwood value of a natural card of each rank (R3): A=1, 2-10 pip value, J/Q/K=10.
 RANK_VALUES = tuple(min(r + 1, 10) for r in range(len(RANKS)))
 
@@ -127,6 +129,9 @@ class Deck:
 
 #: Gin Rummy's deck: 52 cards, no jokers (R1), ten cards dealt to each player (R10).
 STANDARD_DECK = Deck()
+#: The deck with every card id a game may hold (R62: the jokers are 52 and 53); the module's functions read and
+#: write its cards, and the rules of a game say how many jokers it may hold.
+LARGEST_DECK = Deck(n_jokers=MAX_JOKERS)
 N_RANKS = STANDARD_DECK.n_ranks
 N_SUITS = STANDARD_DECK.n_suits
 #: The natural cards: their ids, and the action ids and observation entries that name them, are the same in every
@@ -183,14 +188,14 @@ def card(text: str) -> int:
 
 
 def card_str(card_id: int) -> str:
-    """String of a card id of the standard deck, e.g. ``9 -> "TS"``."""
-    return STANDARD_DECK.card_str(card_id)
+    """String of a card id, e.g. ``9 -> "TS"``, ``52 -> "JK"``."""
+    return LARGEST_DECK.card_str(card_id)
 
 
 def parse(text: str | Iterable[str]) -> list[int]:
-    """Parse cards of the standard deck written as ``"AS 2S 3S"`` (or a list of strings) into ids; duplicates raise
-    ``ValueError``."""
-    return STANDARD_DECK.parse(text)
+    """Parse cards written as ``"AS 2S 3S"`` (or a list of strings) into ids, each ``JK`` the next joker (52, then
+    53, R62); duplicates raise ``ValueError``."""
+    return LARGEST_DECK.parse(text)
 
 
 def to_str(hand: Iterable[int] | int) -> str:
@@ -207,8 +212,8 @@ def to_mask(hand: Iterable[int] | int | str) -> int:
     mask = 0
     for c in hand:
         c = card(c) if isinstance(c, str) else int(c)
-        if not 0 <= c < N_CARDS:
-            raise ValueError(f"card id {c!r} out of range 0..{N_CARDS - 1}")
+        if not 0 <= c < LARGEST_DECK.n_cards:
+            raise ValueError(f"card id {c!r} out of range 0..{LARGEST_DECK.n_cards - 1}")
         bit = 1 << c
         if mask & bit:
             raise ValueError(f"duplicate card {card_str(c)!r} in hand")
@@ -251,9 +256,10 @@ def masks_to_array(masks: Iterable[int]) -> np.ndarray:
     return np.unpackbits(raw, axis=1, bitorder="little")[:, :N_CARDS].astype(bool)
 
 
-def hand_value(hand: Iterable[int] | int) -> int:
-    """Sum of the card values of a hand (its deadwood with no melds)."""
-    return sum(VALUES[c] for c in to_ids(hand))
+def hand_value(hand: Iterable[int] | int, deck: Deck = LARGEST_DECK) -> int:
+    """Sum of the card values of a hand (its deadwood with no melds), a joker at ``deck.joker_value`` (R67)."""
+    values = deck.values
+    return sum(values[c] for c in to_ids(hand))
 
 
 def card_bits(card_ids) -> np.ndarray:

@@ -226,9 +226,10 @@ def own_deadwood(state: engine.HandState, player: int) -> int:
     player may discard (R8, R16), since an 11-card holding must shed one card before it is ever scored."""
     hand = state.hands[player]
     if hand.bit_count() <= state.rules.deck.hand_size:
-        return deadwood_of_mask(hand)
+        return deadwood_of_mask(hand, *state.rules.joker_settings)
     taken = state.taken if player == state.current else NO_CARD
-    return discard_phase_of_mask(hand, kept_card(state.rules.discard_taken_card, taken), state.knock_limit)[0]
+    return discard_phase_of_mask(hand, kept_card(state.rules.discard_taken_card, taken), state.knock_limit,
+                                 *state.rules.joker_settings)[0]
 
 
 def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0),

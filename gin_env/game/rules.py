@@ -11,7 +11,16 @@ import functools
 from dataclasses import dataclass
 
 from gin_env.arguments import did_you_mean
-from gin_env.game.cards import HAND_SIZE, NO_CARD, STANDARD_DECK, STOCK_AFTER_DEAL, Deck
+from gin_env.game.cards import (
+    HAND_SIZE,
+    JOKER_MIN_NATURALS,
+    MAX_JOKER_VALUE,
+    MAX_JOKERS,
+    NO_CARD,
+    STANDARD_DECK,
+    STOCK_AFTER_DEAL,
+    Deck,
+)
 from gin_env.game.hand_rules import knock, turn
 
 SHUTOUT_MODES = ("double_game_bonus", "double_hand_points", "double_total", "none")
@@ -48,6 +57,10 @@ class Rules:
     ``players`` (R49) and ``team_target`` (R57) choose the format of section 15 around the two-player hands: every
     preset is a two-player game, ``Rules.preset(name, players=3)`` plays its hands three-handed.
 
+    ``jokers``, ``joker_value`` and ``joker_min_naturals`` (docs/rules.md section 17) add 0, 1 or 2 wild jokers to the
+    deck, worth 0..50 unmelded, with 1 or 2 natural cards in every meld; they combine with every preset
+    (``Rules.preset("oklahoma", jokers=2)``), and the last two change nothing while ``jokers`` is 0.
+
     Every number is bounded: bonuses and targets (``gin_bonus``, ``undercut_bonus``, ``big_gin_bonus``,
     ``game_bonus``, ``box_bonus``, ``target``, ``team_target``) at most ``MAX_POINTS`` (1,000,000), the caps
     ``max_turns``, ``max_dead_hands`` and ``max_upcard_draws`` at most ``MAX_CAP`` (1,000,000), ``knock_limit``
@@ -78,11 +91,18 @@ class Rules:
     max_dead_hands: int | None = 10
     max_upcard_draws: int | None = None
     repeat_discard_ends: bool = False
+    jokers: int = 0
+    joker_value: int = STANDARD_DECK.joker_value
+    joker_min_naturals: int = JOKER_MIN_NATURALS[-1]
     players: int = 2
     team_target: int = 125
     name: str = "custom"
 
     def __post_init__(self) -> None:
+        _check_int(self, "jokers", 0, MAX_JOKERS)
+        _check_int(self, "joker_value", 0, MAX_JOKER_VALUE)
+        if type(self.joker_min_naturals) is not int or self.joker_min_naturals not in JOKER_MIN_NATURALS:
+            raise ValueError(f"rules key 'joker_min_naturals' must be 1 or 2 (R65), got {self.joker_min_naturals!r}")
         _check_int(self, "knock_limit", 0, MAX_KNOCK_LIMIT)
         _check_int(self, "wall", 0, self.deck.stock_after_deal - 1)
         for key, low in POINT_KEYS.items():
@@ -129,10 +149,19 @@ class Rules:
                    if f.name != "name" and getattr(self, f.name) != getattr(_STANDARD, f.name)]
         return f"rules {self.name!r}" + (f" ({', '.join(changed)})" if changed else "")
 
-    @property
+    @functools.cached_property
     def deck(self) -> Deck:
-        """The cards these rules play with, from which every card count and layout derives."""
-        return STANDARD_DECK
+        """The cards these rules play with (R62: the 52 natural cards and ``jokers`` jokers of ``joker_value``),
+        from which every card count and layout derives."""
+        if self.jokers == 0:
+            return STANDARD_DECK
+        return Deck(n_jokers=self.jokers, joker_value=self.joker_value)
+
+    @functools.cached_property
+    def joker_settings(self) -> tuple[int, int]:
+        """(``joker_value``, ``joker_min_naturals``): what the solver reads of the rules for a holding with a
+        joker (R65, R67)."""
+        return self.joker_value, self.joker_min_naturals
 
     @functools.cached_property
     def knock_values(self) -> tuple:

@@ -53,6 +53,9 @@ def new_hand(rules: Rules, rng: np.random.Generator | None = None, *, dealer: in
     ``deck`` is the deal order, index 0 on top: every card id of the deck, or card names, or one string of names
     (``"AS 2S ..."``); without it the deck is shuffled with ``rng``."""
     dealer = player_index(dealer, "dealer")
+    if rules.jokers:
+        raise ValueError(f"{rules.describe()}: hands with jokers are not dealt yet; with jokers > 0 only the solver "
+                         "(solver.deadwood, solver.showdown, ...) and engine.score_knock take these rules")
     if deck is None:
         if rng is None:
             raise ValueError("new_hand needs a numpy Generator (rng) or an explicit deck")
@@ -204,7 +207,7 @@ def _step_discard_phase(state: HandState, action: int) -> HandState:
     """R16: with 11 cards, discard, knock (R20) or declare big gin (R24)."""
     hand = state.hands[state.current]
     if action == BIG_GIN:
-        if big_gin_legal(state.rules.knock_values, deadwood_of_mask(hand) == 0):
+        if big_gin_legal(state.rules.knock_values, deadwood_of_mask(hand, *state.rules.joker_settings) == 0):
             return _end_by_knock(state, hand, NO_CARD)
         raise illegal(state, action)
     if actions.is_discard(action) or actions.is_knock(action):
@@ -214,7 +217,7 @@ def _step_discard_phase(state: HandState, action: int) -> HandState:
             if actions.is_discard(action):
                 if not state.must_knock:
                     return _discard(state, c)
-            elif deadwood_of_mask(hand ^ bit) <= state.knock_limit:
+            elif deadwood_of_mask(hand ^ bit, *state.rules.joker_settings) <= state.knock_limit:
                 return _end_by_knock(state, hand ^ bit, c)
     raise illegal(state, action)
 

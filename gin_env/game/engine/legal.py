@@ -24,7 +24,8 @@ def wall_take_can_end(state: HandState) -> bool:
     """R38: taking the top discard at the wall is legal only if it allows a knock or big gin at once."""
     top = state.pile[-1]
     _, _, knock_cards, all_melded = discard_phase_of_mask(
-        state.hands[state.current] | (1 << top), kept_card(state.rules.discard_taken_card, top), state.knock_limit)
+        state.hands[state.current] | (1 << top), kept_card(state.rules.discard_taken_card, top), state.knock_limit,
+        *state.rules.joker_settings)
     return turn.wall_take_allowed(knock_cards, big_gin_legal(state.rules.knock_values, all_melded))
 
 
@@ -36,7 +37,7 @@ def legal_mask(state: HandState) -> np.ndarray:
         # The option half of R24 is read here; whether all 11 cards meld is the compiled solve's answer.
         _fill_discard_phase_mask(mask, state.hands[state.current], kept_card(state.rules.discard_taken_card,
                                  state.taken), state.knock_limit, state.must_knock,
-                                 big_gin_legal(state.rules.knock_values, True))
+                                 big_gin_legal(state.rules.knock_values, True), *state.rules.joker_settings)
         return mask
     # Outside the discard phase only actions that name no card are legal (``legal_actions`` says so).
     no_card, _, _ = phases.legal_actions(
@@ -52,11 +53,11 @@ _NO_CARD_MASKS = tuple(np.isin(np.arange(N_ACTIONS), [a for a in range(DISCARD_B
 
 
 @njit(cache=True)
-def _fill_discard_phase_mask(mask, hand, kept, limit, must_knock, big_gin_on):
+def _fill_discard_phase_mask(mask, hand, kept, limit, must_knock, big_gin_on, joker_value, min_naturals):
     """Fill ``mask`` with the legal actions of the player to act in the discard phase, who holds the 11 cards of
     ``hand`` (an int card mask): one solve for the knock cards (R20) and big gin (R24, where ``big_gin_on``), and
     ``legal_words`` for the rest."""
-    _, _, knock_cards, all_melded = discard_phase_of_mask(hand, kept, limit)
+    _, _, knock_cards, all_melded = discard_phase_of_mask(hand, kept, limit, joker_value, min_naturals)
     low, high = phases.legal_words(DISCARD, False, False, False, big_gin_on & all_melded, must_knock,
                                    np.uint64(hand), kept, np.uint64(knock_cards))
     for a in range(N_ACTIONS):

@@ -25,6 +25,8 @@ class KnockResult:
     knocker_melds: tuple[tuple[int, ...], ...]
     #: The cards laid off on each of ``knocker_melds`` (R27), in the same order.
     layoff_melds: tuple[tuple[int, ...], ...]
+    #: Each run joker on the table and the natural card it stands for (R73, R76).
+    identities: tuple[tuple[int, int], ...] = ()
 
 
 #: ``score_knock`` plays the knocker as player 0 of ``knock.knock_outcome``; the winner's names by its result.
@@ -39,8 +41,8 @@ def score_knock(knocker_hand10, defender_hand10, rules: Rules, *, upcard: int | 
     ``upcard`` is the hand's initial upcard, for the Oklahoma limit and spade doubling (R46, R47). ``arrangement``
     is the knocker's explicit melds (R22); without it the solver's auto-arrangement is used. Raises ``ValueError``
     for holdings of the wrong size, shared cards, a big gin that is not allowed, or a knock over the limit."""
-    knocker = cards.to_mask(knocker_hand10)
-    defender = cards.to_mask(defender_hand10)
+    knocker = solver.holding(knocker_hand10, rules, what="the knocker")
+    defender = solver.holding(defender_hand10, rules, what="the defender")
     if defender.bit_count() != HAND_SIZE:
         raise ValueError(f"the defender must hold {HAND_SIZE} cards, got {defender.bit_count()}")
     if knocker & defender:
@@ -50,7 +52,7 @@ def score_knock(knocker_hand10, defender_hand10, rules: Rules, *, upcard: int | 
         return _score_big_gin(knocker, defender, rules, upcard_id, arrangement)
     if knocker.bit_count() != HAND_SIZE:
         raise ValueError(f"the knocker must hold {HAND_SIZE} cards (or 11 for big gin), got {knocker.bit_count()}")
-    show = solver.showdown(knocker, defender, layoffs=rules.layoffs, arrangement=arrangement)
+    show = solver.showdown(knocker, defender, layoffs=rules.layoffs, arrangement=arrangement, rules=rules)
     limit = rules.hand_knock_limit(upcard)
     k, f = show.knocker_deadwood, show.defender_deadwood
     if k > limit:
@@ -58,7 +60,7 @@ def score_knock(knocker_hand10, defender_hand10, rules: Rules, *, upcard: int | 
     kind, winner, points = knock.knock_outcome(rules.knock_values, k, f, _KNOCKER, upcard_id)
     return KnockResult(kind=knock.KIND_NAMES[kind], knocker_deadwood=k, defender_deadwood=f, layoffs=show.layoffs,
                        points=points, winner=_WINNER_NAMES[winner], knocker_melds=show.knocker_melds,
-                       layoff_melds=show.layoff_melds)
+                       layoff_melds=show.layoff_melds, identities=show.identities)
 
 
 def _score_big_gin(knocker: int, defender: int, rules: Rules, upcard: int, arrangement) -> KnockResult:
@@ -67,10 +69,11 @@ def _score_big_gin(knocker: int, defender: int, rules: Rules, upcard: int, arran
         raise ValueError("big gin is not allowed: big_gin_bonus is null (R24)")
     if arrangement is not None:
         raise ValueError("big gin takes no arrangement: all 11 cards are melded")
-    melds, deadwood_cards = solver.arrangement(knocker)
+    melds, deadwood_cards = solver.arrangement(knocker, rules)
     if deadwood_cards:
         raise ValueError(f"not big gin: {cards.to_str(deadwood_cards)} left unmelded (R24)")
-    f = solver.deadwood(defender)
+    f = solver.deadwood(defender, rules)
     return KnockResult(kind="big_gin", knocker_deadwood=0, defender_deadwood=f, layoffs=(),
                        points=knock.big_gin_points(rules.knock_values, f, upcard), winner="knocker",
-                       knocker_melds=tuple(tuple(m) for m in melds), layoff_melds=((),) * len(melds))
+                       knocker_melds=tuple(tuple(m) for m in melds), layoff_melds=((),) * len(melds),
+                       identities=tuple(sorted(pair for m in melds for pair in getattr(m, "identities", {}).items())))

@@ -19,9 +19,10 @@ import numpy as np
 
 from gin_env.game.hand_rules import knock, turn
 
-#: Rows of ``rule_values``: the values of each module the kernels read.
-KNOCK_ROW, TURN_ROW = range(2)
-_VALUES_OF_ROW = (knock.knock_values, turn.turn_values)
+#: Rows of ``rule_values``: the values of each module the kernels read, and the solver's joker settings
+#: (``Rules.joker_settings``: ``joker_value``, ``joker_min_naturals``, which ``solver.kernels.scratch`` takes).
+KNOCK_ROW, TURN_ROW, JOKERS_ROW = range(3)
+_VALUES_OF_ROW = (knock.knock_values, turn.turn_values, lambda rules: rules.joker_settings)
 
 
 def rule_values(rules) -> np.ndarray:

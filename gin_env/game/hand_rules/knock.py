@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from numba.extending import register_jitable
 
-from gin_env.game.cards import N_RANKS
+from gin_env.game.cards import N_CARDS, N_RANKS
 
 #: Outcome kinds, in the order of their codes (``HandBatch.kind``); -1 while a hand is live.
 KIND_NAMES = ("knock", "undercut", "gin", "big_gin", "tie", "dead")
@@ -21,7 +21,7 @@ NO_PLAYER = -1
 
 #: Entries of ``knock_values``.
 (KNOCK_LIMIT, OKLAHOMA, ACE_LIMIT, SPADE_DOUBLE, GIN_BONUS, UNDERCUT_BONUS, UNDERCUT_ON_TIE, BIG_GIN_ON,
- BIG_GIN_BONUS, LAYOFFS) = range(10)
+ BIG_GIN_BONUS, LAYOFFS, JOKER_VALUE) = range(11)
 #: The Oklahoma knock limit of a 10, J, Q or K upcard, the highest card value (R46).
 HIGHEST_LIMIT = 10
 #: A spade doubles the hand score under ``oklahoma_spade_double`` (R47); spades are suit 0.
@@ -32,15 +32,19 @@ def knock_values(rules) -> tuple:
     """The ``Rules`` options this module reads, in the order of the entries above."""
     return (rules.knock_limit, rules.oklahoma, int(rules.oklahoma_ace != "gin_only"),
             rules.oklahoma and rules.oklahoma_spade_double, rules.gin_bonus, rules.undercut_bonus,
-            rules.undercut_on_tie, rules.big_gin_bonus is not None, rules.big_gin_bonus or 0, rules.layoffs)
+            rules.undercut_on_tie, rules.big_gin_bonus is not None, rules.big_gin_bonus or 0, rules.layoffs,
+            rules.joker_value)
 
 
 @register_jitable(inline="always")
 def hand_knock_limit(values, upcard):
-    """R20, R46: the knock limit L of a hand whose initial upcard is ``upcard`` (-1 for none): ``knock_limit``,
-    under Oklahoma capped by the upcard's value (an ace gives ``oklahoma_ace``'s 0 or 1)."""
+    """R20, R46, R79: the knock limit L of a hand whose initial upcard is ``upcard`` (-1 for none):
+    ``knock_limit``, under Oklahoma capped by the upcard's value (an ace gives ``oklahoma_ace``'s 0 or 1, a joker
+    ``joker_value``)."""
     if (values[OKLAHOMA] == 0) | (upcard < 0):
         return values[KNOCK_LIMIT]
+    if upcard >= N_CARDS:
+        return min(values[KNOCK_LIMIT], values[JOKER_VALUE])
     rank = upcard % N_RANKS
     return min(values[KNOCK_LIMIT], values[ACE_LIMIT] if rank == 0 else min(rank + 1, HIGHEST_LIMIT))
 
@@ -49,7 +53,7 @@ def hand_knock_limit(values, upcard):
 def multiplier(values, upcard):
     """R35, R47: 2 where Oklahoma spade doubling applies to the hand (its initial upcard ``upcard`` a spade), else
     1."""
-    return 2 if (values[SPADE_DOUBLE] != 0) & (upcard >= 0) & (upcard // N_RANKS == SPADES) else 1
+    return 2 if (values[SPADE_DOUBLE] != 0) & (upcard >= 0) & (upcard < N_CARDS) & (upcard // N_RANKS == SPADES) else 1
 
 
 @register_jitable(inline="always")

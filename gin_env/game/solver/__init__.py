@@ -20,7 +20,8 @@ How it is exact and fast:
 There is one implementation, compiled with numba. Modules: ``lookups`` (the shared lookup tables), ``kernels`` (the
 numbers of a holding: deadwood and the discard phase, for one hand at a time and in loops over arrays), ``melds``
 (which melds: one arrangement of a holding, and the showdown: the knocker's auto-arrangement, the defender's layoffs
-on each meld, and their deadwoods for the batched engine),
+on each meld, and their deadwoods for the batched engine), ``wild`` and ``wild_melds`` (the same with jokers, R62-R82),
+``declarations`` (a meld's declared identities),
 ``front`` (the public functions for one holding, checking their input and turning arrays into results), ``batched``
 (many hands at once). This package re-exports their public names (``solver.deadwood``, ``solver.deadwood_batch``).
 """
@@ -37,6 +38,7 @@ from gin_env.game.solver.batched import (
     discard_phase_of_masks,
     showdown_of_masks,
 )
+from gin_env.game.solver.declarations import Meld
 from gin_env.game.solver.front import (
     DefenderLaydown,
     Showdown,
@@ -45,6 +47,7 @@ from gin_env.game.solver.front import (
     deadwood,
     defender_laydown,
     discard_deadwoods,
+    holding,
     is_meld,
     showdown,
 )
@@ -66,8 +69,8 @@ from gin_env.game.solver.lookups import (
 __all__ = [
     "DROP_BEST_RANKS", "DROP_DEADWOOD", "DROP_GAIN", "MAX_OPTIONS", "NOT_HELD", "NO_DROP", "PACK_STRIDE",
     "RUN_CAPABLE", "RUN_DEADWOOD", "RUN_MOVE", "SUIT_BITS", "SUIT_MASK", "SUIT_PATTERNS", "DefenderLaydown",
-    "DiscardPhase", "Showdown", "arrangement", "best_discard_deadwood", "best_discard_deadwood_batch",
+    "DiscardPhase", "Meld", "Showdown", "arrangement", "best_discard_deadwood", "best_discard_deadwood_batch",
     "best_discards_of_masks", "card_bits", "deadwood", "deadwood_batch", "deadwood_of_masks", "defender_laydown",
     "discard_deadwoods", "discard_deadwoods_batch", "discard_deadwoods_of_masks", "discard_phase_of_masks",
-    "hands_to_masks", "is_meld", "pack_masks", "showdown", "showdown_of_masks",
+    "hands_to_masks", "holding", "is_meld", "pack_masks", "showdown", "showdown_of_masks",
 ]

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gin_env.game.cards import N_CARDS
+from gin_env.game.cards import MAX_JOKERS, N_CARDS
+from gin_env.game.solver.counting import next_choice
 from gin_env.game.solver.lookups import (
     DROP_DEADWOOD,
     MAX_OPTIONS,
@@ -25,6 +26,14 @@ from gin_env.game.solver.lookups import (
     SUIT_BITS,
     SUIT_MASK,
 )
+from gin_env.game.solver.wild import (
+    IMPOSSIBLE,
+    MAX_CANDIDATES,
+    SCRATCH_ROWS,
+    set_joker_rules,
+    wild_deadwood_of,
+    wild_drop_naturals,
+)
 
 #: Set choices per (present suits, run-capable suits) key, pruned for holdings that discard nothing, and not.
 _PRUNED_OPTIONS, _PRUNED_COUNTS = (table.reshape(16 * 16, -1) for table in OPTION_TABLES[True])
@@ -34,8 +43,9 @@ _ALL_COUNTS = _ALL_COUNTS.reshape(-1)
 _RUN_DEADWOOD = RUN_DEADWOOD.astype(np.int64)
 _DROP_DEADWOOD = DROP_DEADWOOD.astype(np.int64)
 _RUN_CAPABLE = RUN_CAPABLE.astype(np.int64)
-#: As many set ranks as a 52-card holding has: the size of the per-hand slot arrays.
-_MAX_SLOTS = SUIT_BITS
+#: Every card id of any deck: the natural cards, then the jokers (R62).
+MAX_IDS = N_CARDS + MAX_JOKERS
+_JOKER_SHIFT = np.uint64(N_CARDS)
 #: The lowest rank held in each suit pattern (0 for the empty pattern, never read).
 _LOW_RANK = np.array([(p & -p).bit_length() - 1 if p else 0 for p in range(1 << SUIT_BITS)], dtype=np.int64)
 
@@ -86,17 +96,6 @@ def _choice_rest(p0, p1, p2, p3, slots, n, options):
 
 
 @njit(cache=True, inline="always")
-def _next_choice(slots, n, counts):
-    """Advance the odometer of set choices; False once every combination has been visited."""
-    for i in range(n):
-        slots[2, i] += 1
-        if slots[2, i] < counts[slots[1, i]]:
-            return True
-        slots[2, i] = 0
-    return False
-
-
-@njit(cache=True, inline="always")
 def run_deadwood(p0, p1, p2, p3):
     """The run-only deadwood of four suit patterns."""
     return _RUN_DEADWOOD[p0] + _RUN_DEADWOOD[p1] + _RUN_DEADWOOD[p2] + _RUN_DEADWOOD[p3]
@@ -118,19 +117,39 @@ def set_choice_rest(p0, p1, p2, p3, slots, n):
 @njit(cache=True, inline="always")
 def next_set_choice(slots, n):
     """Advance the odometer of ``first_set_choice``; False once every choice has been visited."""
-    return _next_choice(slots, n, _PRUNED_COUNTS)
+    return next_choice(slots, n, _PRUNED_COUNTS)
 
 
 @njit(cache=True, inline="always")
-def scratch():
-    """Working space for the functions below: ``(3, slots)`` int64 for the set choices, then 52 per-card
-    deadwoods."""
-    return np.empty((3, _MAX_SLOTS), dtype=np.int64), np.empty(N_CARDS, dtype=np.int64)
+def scratch(joker_value, min_naturals):
+    """Working space for the functions below: an int64 array whose first three rows hold the set choices and the
+    rest ``wild``'s working rows, with the rules' joker settings recorded (``wild.set_joker_rules``; read only for
+    a holding with a joker), then a deadwood per card id (jokers included)."""
+    slots = np.empty((SCRATCH_ROWS, MAX_CANDIDATES), dtype=np.int64)
+    set_joker_rules(slots, joker_value, min_naturals)
+    return slots, np.empty(MAX_IDS, dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def scratch_of(settings):
+    """``scratch`` for the joker settings ``settings``: (``joker_value``, ``joker_min_naturals``), in the order of
+    ``Rules.joker_settings`` (a row of ``hand_rules.rule_values``)."""
+    joker_value, min_naturals = settings[0], settings[1]
+    return scratch(joker_value, min_naturals)
+
+
+@njit(cache=True, inline="always")
+def has_joker(mask):
+    """True when the card mask ``mask`` (uint64) holds a joker."""
+    return (np.uint64(mask) >> _JOKER_SHIFT) != 0
 
 
 @njit(cache=True, inline="always")
 def deadwood_of(mask, slots):
-    """Exact least deadwood of a holding (R7), any number of cards. ``slots``: from ``scratch``."""
+    """Exact least deadwood of a holding (R7, R68 with jokers), any number of cards. ``slots``: from
+    ``scratch``."""
+    if has_joker(mask):
+        return wild_deadwood_of(mask, slots)
     p0, p1, p2, p3 = _suit(mask, 0), _suit(mask, 1), _suit(mask, 2), _suit(mask, 3)
     n = first_set_choice(p0, p1, p2, p3, slots)
     best = run_deadwood(p0, p1, p2, p3)
@@ -157,10 +176,12 @@ def _drop_each(q, s, other, per_card):
 
 @njit(cache=True, inline="always")
 def discard_deadwoods_of(mask, slots, per_card):
-    """Fill ``per_card`` (52 entries) with the exact deadwood of the holding less each held card (R8), NOT_HELD
-    for cards not held; return the least run deadwood of the whole holding over its set choices (0: every card
-    melded). ``slots``, ``per_card``: from ``scratch``."""
+    """Fill ``per_card`` (an entry per card id) with the exact deadwood of the holding less each held card (R8;
+    both jokers' entries alike, R71), NOT_HELD for cards not held; return the least deadwood of the whole holding
+    with every joker melded (0: every card melded). ``slots``, ``per_card``: from ``scratch``."""
     per_card[:] = NOT_HELD
+    if has_joker(mask):
+        return _wild_discard_deadwoods(mask, slots, per_card)
     p0, p1, p2, p3 = _suit(mask, 0), _suit(mask, 1), _suit(mask, 2), _suit(mask, 3)
     n = _set_slots(p0, p1, p2, p3, False, slots)
     least_total = NOT_HELD
@@ -175,8 +196,25 @@ def discard_deadwoods_of(mask, slots, per_card):
         _drop_each(r1, 1, total - d1, per_card)
         _drop_each(r2, 2, total - d2, per_card)
         _drop_each(r3, 3, total - d3, per_card)
-        if not _next_choice(slots, n, _ALL_COUNTS):
+        if not next_choice(slots, n, _ALL_COUNTS):
             return least_total
+
+
+@njit(cache=True)
+def _wild_discard_deadwoods(mask, slots, per_card):
+    """``discard_deadwoods_of`` for a holding with a joker (``per_card`` all NOT_HELD on entry)."""
+    mask = np.uint64(mask)
+    for c in range(N_CARDS):
+        if (mask >> np.uint64(c)) & np.uint64(1):
+            per_card[c] = IMPOSSIBLE
+    all_melded = wild_drop_naturals(mask, slots, per_card)
+    jokers = mask >> _JOKER_SHIFT
+    lowest = np.uint64(1) if jokers & np.uint64(1) else np.uint64(2)
+    without_one = deadwood_of(mask & ~(lowest << _JOKER_SHIFT), slots)
+    for i in range(MAX_JOKERS):
+        if (jokers >> np.uint64(i)) & np.uint64(1):
+            per_card[N_CARDS + i] = without_one
+    return all_melded
 
 
 @njit(cache=True, inline="always")
@@ -184,16 +222,19 @@ def discard_phase_of(mask, kept, limit, slots, per_card):
     """What a player holding the 11 cards of ``mask`` may do: (least deadwood after a discard of a card that may
     leave the hand, the card mask of those discards, the card mask of the knocks (R20: deadwood within ``limit``),
     whether all 11 cards are melded (R24)). ``kept``: the card R16 keeps in hand, -1 for none. ``slots``,
-    ``per_card``: from ``scratch``."""
+    ``per_card``: from ``scratch``. A joker kept blocks both jokers (R71)."""
     least_total = discard_deadwoods_of(mask, slots, per_card)
-    if kept >= 0:
+    if kept >= N_CARDS:
+        per_card[N_CARDS:] = NOT_HELD
+    elif kept >= 0:
         per_card[kept] = NOT_HELD
+    ids = MAX_IDS if has_joker(mask) else N_CARDS
     best = NOT_HELD
-    for c in range(N_CARDS):
+    for c in range(ids):
         best = min(best, per_card[c])
     best_cards = np.uint64(0)
     knock_cards = np.uint64(0)
-    for c in range(N_CARDS):
+    for c in range(ids):
         bit = np.uint64(per_card[c] == best) << np.uint64(c)
         best_cards |= bit
         knock_cards |= np.uint64(per_card[c] <= limit) << np.uint64(c)
@@ -205,27 +246,28 @@ def discard_phase_of(mask, kept, limit, slots, per_card):
 # ---------------------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def deadwood_of_mask(mask):
-    """Exact least deadwood (R7) of the holding ``mask``, an int card mask."""
-    slots, _ = scratch()
+def deadwood_of_mask(mask, joker_value, min_naturals):
+    """Exact least deadwood (R7, R68) of the holding ``mask``, an int card mask, under the rules' ``joker_value``
+    and ``joker_min_naturals``."""
+    slots, _ = scratch(joker_value, min_naturals)
     return deadwood_of(np.uint64(mask), slots)
 
 
 @njit(cache=True)
-def discard_deadwoods_of_mask(mask):
+def discard_deadwoods_of_mask(mask, joker_value, min_naturals):
     """The exact deadwood (R8) of the holding ``mask``, an int card mask, less each of its cards: (the held card
     ids in order, the deadwood without each)."""
-    slots, per_card = scratch()
+    slots, per_card = scratch(joker_value, min_naturals)
     discard_deadwoods_of(np.uint64(mask), slots, per_card)
     held = np.flatnonzero(per_card != NOT_HELD)
     return held, per_card[held]
 
 
 @njit(cache=True)
-def discard_phase_of_mask(mask, kept, limit):
+def discard_phase_of_mask(mask, kept, limit, joker_value, min_naturals):
     """``discard_phase_of`` for one int card mask of 11 cards: (least deadwood after an allowed discard, the cards
     reaching it, the knock cards within ``limit``, all 11 melded). ``kept``: R16's card, -1 for none."""
-    slots, per_card = scratch()
+    slots, per_card = scratch(joker_value, min_naturals)
     return discard_phase_of(np.uint64(mask), kept, limit, slots, per_card)
 
 
@@ -234,27 +276,29 @@ def discard_phase_of_mask(mask, kept, limit):
 # ---------------------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def deadwood_of_each(masks):
+def deadwood_of_each(masks, joker_value, min_naturals):
     out = np.empty(masks.size, dtype=np.int16)
-    slots, _ = scratch()
+    slots, _ = scratch(joker_value, min_naturals)
     for i in range(masks.size):
         out[i] = deadwood_of(masks[i], slots)
     return out
 
 
 @njit(cache=True)
-def discard_deadwoods_of_each(masks):
-    out = np.empty((masks.size, N_CARDS), dtype=np.int16)
-    slots, per_card = scratch()
+def discard_deadwoods_of_each(masks, joker_value, min_naturals, ids):
+    """The deadwood less each card of ``ids`` per holding (``ids``: 52 or 54 entries)."""
+    out = np.empty((masks.size, ids), dtype=np.int16)
+    slots, per_card = scratch(joker_value, min_naturals)
     for i in range(masks.size):
         discard_deadwoods_of(masks[i], slots, per_card)
-        out[i] = per_card
+        out[i] = per_card[:ids]
     return out
 
 
 @njit(cache=True)
-def discard_phase_of_each(masks, kept, limits, want_all_melded, best, best_cards, knock_cards, all_melded):
-    slots, per_card = scratch()
+def discard_phase_of_each(masks, kept, limits, want_all_melded, joker_value, min_naturals, best, best_cards,
+                          knock_cards, all_melded):
+    slots, per_card = scratch(joker_value, min_naturals)
     for i in range(masks.size):
         best[i], best_cards[i], knock_cards[i], melded = discard_phase_of(masks[i], kept[i], limits[i], slots,
                                                                           per_card)

@@ -20,15 +20,20 @@ import numpy as np
 from numba import njit
 
 from gin_env.game.cards import N_CARDS, N_RANKS, N_SUITS
+from gin_env.game.solver.counting import count, ids_before, low_index, next_index
 from gin_env.game.solver.kernels import (
     deadwood_of,
     first_set_choice,
+    has_joker,
     next_set_choice,
     run_deadwood,
     scratch,
+    scratch_of,
     set_choice_rest,
 )
 from gin_env.game.solver.lookups import NOT_HELD, RUN_CAPABLE, RUN_MOVE, SUIT_BITS, SUIT_MASK
+from gin_env.game.solver.wild import DEFAULT_SETTINGS
+from gin_env.game.solver.wild_melds import SHOWDOWN, wild_walk
 
 #: The fewest cards of a meld (R4, R5).
 MIN_MELD = 3
@@ -53,42 +58,11 @@ def _patterns(mask):
 
 
 @njit(cache=True, inline="always")
-def _low_index(mask):
-    """The index of the lowest set bit of a non-zero mask."""
-    i = 0
-    while not (mask >> i) & 1:
-        i += 1
-    return i
-
-
-@njit(cache=True, inline="always")
-def _count(mask):
-    n = 0
-    while mask:
-        mask &= mask - 1
-        n += 1
-    return n
-
-
-@njit(cache=True, inline="always")
-def _ids_before(a, b):
-    """True when the sorted card ids of mask ``a`` come before those of ``b`` (list order: a prefix first)."""
-    differ = a ^ b
-    if differ == 0:
-        return False
-    low = differ & -differ
-    above = ~((low << 1) - 1)
-    if a & low:
-        return (b & above) != 0
-    return (a & above) == 0
-
-
-@njit(cache=True, inline="always")
 def _melds_before(a, na, b, nb):
     """True when the arrangement ``a[:na]`` comes before ``b[:nb]``, each meld compared by its sorted card ids."""
     for i in range(min(na, nb)):
         if a[i] != b[i]:
-            return _ids_before(a[i], b[i])
+            return ids_before(a[i], b[i])
     return na < nb
 
 
@@ -107,7 +81,7 @@ def _run_melds(pattern, suit, merged, melds, n):
             rest &= ~stretch
         return n
     while pattern:
-        low = _low_index(pattern)
+        low = low_index(pattern)
         length = _RUN_MOVE[pattern]
         if length:
             run = ((1 << length) - 1) << low
@@ -127,7 +101,7 @@ def _choice_melds(k0, k1, k2, k3, r0, r1, r2, r3, merged, melds):
     set_cards = (k0 & ~r0) | (k1 & ~r1) << SUIT_BITS | (k2 & ~r2) << 2 * SUIT_BITS | (k3 & ~r3) << 3 * SUIT_BITS
     n = 0
     while set_ranks:
-        rank = _low_index(set_ranks)
+        rank = low_index(set_ranks)
         set_ranks &= set_ranks - 1
         melds[n] = set_cards & _RANK_CARDS[rank]
         n += 1
@@ -161,7 +135,7 @@ def _least_choice(k0, k1, k2, k3, slots, n):
 def arrangement_of(mask):
     """One minimum-deadwood arrangement (R7) of the holding ``mask``, an int card mask: (card masks of its melds,
     how many)."""
-    slots = scratch()[0]
+    slots = scratch_of(DEFAULT_SETTINGS)[0]
     k0, k1, k2, k3 = _patterns(np.int64(mask))
     n = first_set_choice(k0, k1, k2, k3, slots)
     for i in range(n // 2):  # the last set rank first on the odometer, so that it varies fastest
@@ -215,14 +189,20 @@ def auto_showdown_of(knocker, defender, layoffs):
     best, candidate = np.zeros(MAX_MELDS, dtype=np.int64), np.zeros(MAX_MELDS, dtype=np.int64)
     parts = np.zeros(MAX_MELDS, dtype=np.int64)
     _, n_best, f = _showdown(np.int64(knocker), np.int64(defender), layoffs, True, best, candidate, parts,
-                             scratch()[0], scratch()[0])
+                             scratch_of(DEFAULT_SETTINGS)[0], scratch_of(DEFAULT_SETTINGS)[0])
     return best, n_best, f, parts
 
 
 @njit(cache=True)
 def showdown_of(knocker, defender, layoffs, slots, inner):
-    """(K, F) of a knock with the 10-card holdings ``knocker`` and ``defender`` (uint64 card masks, R27, R28): the
-    numbers of ``auto_showdown_of``, for the batched engine. ``slots``, ``inner``: two ``scratch`` slot arrays."""
+    """(K, F) of a knock with the 10-card holdings ``knocker`` and ``defender`` (uint64 card masks, R27, R28, R76):
+    the numbers of ``auto_showdown_of``, or of ``wild_melds`` where either holds a joker, for the batched engine.
+    ``slots``, ``inner``: two ``scratch`` slot arrays."""
+    if has_joker(knocker) or has_joker(defender):
+        target = deadwood_of(knocker, slots)
+        f = wild_walk(np.int64(knocker), target, SHOWDOWN, np.int64(defender), layoffs and target != 0, slots,
+                      inner)[5]
+        return target, f
     candidate, parts = np.empty(MAX_MELDS, dtype=np.int64), np.empty(MAX_MELDS, dtype=np.int64)
     k, _, f = _showdown(np.int64(knocker), np.int64(defender), layoffs, False, candidate, candidate, parts, slots,
                         inner)
@@ -230,9 +210,9 @@ def showdown_of(knocker, defender, layoffs, slots, inner):
 
 
 @njit(cache=True)
-def showdown_of_each(knockers, defenders, layoffs, k, f):
+def showdown_of_each(knockers, defenders, layoffs, joker_value, min_naturals, k, f):
     """``showdown_of`` of each pair of uint64 card masks into ``k`` and ``f``."""
-    slots, inner = scratch()[0], scratch()[0]
+    slots, inner = scratch(joker_value, min_naturals)[0], scratch(joker_value, min_naturals)[0]
     for i in range(knockers.size):
         k[i], f[i] = showdown_of(knockers[i], defenders[i], layoffs, slots, inner)
 
@@ -242,7 +222,7 @@ def laydown_of(defender, melds):
     """The defender's best lay-down (R27, R28) against the knocker melds ``melds`` (int64 card masks, in order):
     (its least deadwood, the cards it lays off on each meld)."""
     parts = np.zeros(melds.size, dtype=np.int64)
-    inner = scratch()[0]
+    inner = scratch_of(DEFAULT_SETTINGS)[0]
     return _laydown(np.int64(defender), melds, parts, inner), parts
 
 
@@ -264,34 +244,23 @@ def _chains(defender, suit, start, step, out):
 def _layoff_options(meld, defender, out):
     """The defender card sets that may go on one knocker meld (R27) into ``out``, none first: a 3-set's missing
     card; a run's chains below, each with every chain above. Return how many."""
-    low = _low_index(meld)
+    low = low_index(meld)
     rank, suit = low % SUIT_BITS, low // SUIT_BITS
     column = _RANK_CARDS[rank]
     out[0] = 0
     if meld & ~column == 0:
         fourth = column & ~meld & defender
-        if _count(meld) == MIN_MELD and fourth:
+        if count(meld) == MIN_MELD and fourth:
             out[1] = fourth
             return 2
         return 1
     below, above = np.empty(SUIT_BITS, dtype=np.int64), np.empty(SUIT_BITS, dtype=np.int64)
     n_below = _chains(defender, suit, rank - 1, -1, below)
-    n_above = _chains(defender, suit, rank + _count(meld), 1, above)
+    n_above = _chains(defender, suit, rank + count(meld), 1, above)
     for b in range(n_below):
         for a in range(n_above):
             out[b * n_above + a] = below[b] | above[a]
     return n_below * n_above
-
-
-@njit(cache=True, inline="always")
-def _next_index(index, counts, n):
-    """Advance ``index`` over the product of ``range(counts[i])``, the last varying fastest; False at the end."""
-    for i in range(n - 1, -1, -1):
-        index[i] += 1
-        if index[i] < counts[i]:
-            return True
-        index[i] = 0
-    return False
 
 
 @njit(cache=True, inline="always")
@@ -306,12 +275,12 @@ def _laydown(defender, melds, parts, slots):
     index = np.zeros(n, dtype=np.int64)
     best = deadwood_of(np.uint64(defender), slots)
     best_laid = 0
-    while _next_index(index, counts, n):
+    while next_index(index, counts, n):
         laid = 0
         for i in range(n):
             laid |= options[i, index[i]]
         f = deadwood_of(np.uint64(defender & ~laid), slots)
-        if f < best or (f == best and _ids_before(laid, best_laid)):
+        if f < best or (f == best and ids_before(laid, best_laid)):
             best, best_laid = f, laid
     _split(options, counts, best_laid, parts[:n], index)
     return best
@@ -328,8 +297,8 @@ def _split(options, counts, laid, parts, index):
         size = -1
         for j in range(counts[i]):
             option = options[i, j]
-            if option & left == option and _count(option) > size:
-                parts[i], size = option, _count(option)
+            if option & left == option and count(option) > size:
+                parts[i], size = option, count(option)
         left &= ~parts[i]
     if left == 0:
         return
@@ -337,9 +306,9 @@ def _split(options, counts, laid, parts, index):
         union, size = 0, 0
         for i in range(n):
             union |= options[i, index[i]]
-            size += _count(options[i, index[i]])
-        if union == laid and size == _count(laid):
+            size += count(options[i, index[i]])
+        if union == laid and size == count(laid):
             for i in range(n):
                 parts[i] = options[i, index[i]]
             return
-        _next_index(index, counts, n)  # an exact split exists: ``laid`` is a union of options
+        next_index(index, counts, n)  # an exact split exists: ``laid`` is a union of options
