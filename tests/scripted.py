@@ -66,8 +66,9 @@ def choose(state: engine.HandState, rng: np.random.Generator) -> int:
         return actions.DRAW_STOCK
     discards = [a for a in legal if actions.is_discard(a)]
     if discards and rng.random() < GREEDY_DISCARD_PROB:
-        dws = solver.discard_deadwoods(state.hands[state.current])
-        return min(discards, key=lambda a: dws[actions.action_card(a)])
+        hand = state.hands[state.current]
+        dws = solver.discard_deadwoods(hand, state.rules)
+        return min(discards, key=lambda a: dws[actions.action_card(a, hand)])
     return legal[rng.integers(len(legal))]
 
 

@@ -107,18 +107,3 @@ def test_oklahoma_with_a_joker_upcard_r79():
     assert ok.replace(joker_value=7).hand_knock_limit(joker + 1) == 7
     with pytest.raises(ValueError, match="not a card id"):
         Rules.preset("oklahoma").hand_knock_limit(cards.N_CARDS)
-
-
-def test_jokers_are_not_dealt_by_the_engines_yet():
-    """With jokers > 0 the solver and ``engine.score_knock`` take the rules (section 17); the engines refuse to deal
-    them, naming the rules, rather than deal a 54-card hand they cannot play."""
-    import numpy as np
-
-    from gin_env.batch.hand_batch import HandBatch
-    from gin_env.game import engine
-
-    rules = Rules.preset("oklahoma", jokers=2)
-    with pytest.raises(ValueError, match=r"jokers=2.*not dealt yet"):
-        engine.new_hand(rules, np.random.default_rng(0))
-    with pytest.raises(ValueError, match=r"jokers=2.*deals no jokers yet"):
-        HandBatch(rules, 4)

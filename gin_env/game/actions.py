@@ -1,4 +1,5 @@
-"""Action ids of the single ``Discrete(108)`` action space, their names, and encode/decode helpers.
+"""Action ids of the single ``Discrete(108)`` action space (``Discrete(110)`` with jokers), their names, and
+encode/decode helpers.
 
 | id      | name           |
 |---------|----------------|
@@ -8,8 +9,12 @@
 | 3       | BIG_GIN        |
 | 4 + c   | DISCARD(c)     |
 | 56 + c  | KNOCK(c)       |
+| 108     | DISCARD(JK)    |
+| 109     | KNOCK(JK)      |
 
-``TAKE_DISCARD`` doubles as ``TAKE_UPCARD`` during the first-upcard offer (R13).
+``TAKE_DISCARD`` doubles as ``TAKE_UPCARD`` during the first-upcard offer (R13). The jokers are interchangeable
+(R71, R72), so one action discards a joker and one knocks with one, each moving the lowest-id joker held; they exist
+only under rules with jokers, and ids 0-107 mean the same in every game.
 """
 
 from __future__ import annotations
@@ -24,36 +29,48 @@ DISCARD_BASE = 4
 KNOCK_BASE = DISCARD_BASE + cards.N_CARDS
 #: The actions of the standard deck (``n_actions`` of its rules).
 N_ACTIONS = KNOCK_BASE + cards.N_CARDS
+#: With jokers (R72): discard a joker, knock with a joker, after every natural card's actions.
+DISCARD_JOKER = N_ACTIONS
+KNOCK_JOKER = N_ACTIONS + 1
+JOKER_ACTIONS = 2
+#: The most actions any game has.
+MAX_ACTIONS = N_ACTIONS + JOKER_ACTIONS
 
 _SIMPLE_NAMES = {DRAW_STOCK: "DRAW_STOCK", TAKE_DISCARD: "TAKE_DISCARD", PASS: "PASS", BIG_GIN: "BIG_GIN"}
 
 
 def n_actions(rules) -> int:
     """The actions of a game under ``rules``: the four that name no card, then a discard and a knock for each natural
-    card of ``rules.deck``, whose ids are the same in every deck."""
-    return DISCARD_BASE + 2 * rules.deck.n_naturals
+    card of ``rules.deck``, whose ids are the same in every deck, then, with jokers, the two joker actions."""
+    return DISCARD_BASE + 2 * rules.deck.n_naturals + (JOKER_ACTIONS if rules.deck.n_jokers else 0)
 
 
 def discard(card_id: int) -> int:
-    """Action id of DISCARD(card)."""
-    return DISCARD_BASE + card_id
+    """Action id of DISCARD(card); DISCARD(JK) for a joker."""
+    return DISCARD_JOKER if card_id >= cards.N_CARDS else DISCARD_BASE + card_id
 
 
 def knock(card_id: int) -> int:
-    """Action id of KNOCK(card)."""
-    return KNOCK_BASE + card_id
+    """Action id of KNOCK(card); KNOCK(JK) for a joker."""
+    return KNOCK_JOKER if card_id >= cards.N_CARDS else KNOCK_BASE + card_id
 
 
 def is_discard(action: int) -> bool:
-    return DISCARD_BASE <= action < KNOCK_BASE
+    return DISCARD_BASE <= action < KNOCK_BASE or action == DISCARD_JOKER
 
 
 def is_knock(action: int) -> bool:
-    return KNOCK_BASE <= action < N_ACTIONS
+    return KNOCK_BASE <= action < N_ACTIONS or action == KNOCK_JOKER
 
 
-def action_card(action: int) -> int:
-    """The card of a DISCARD or KNOCK action; ``ValueError`` for other actions."""
+def action_card(action: int, hand: int = 0) -> int:
+    """The card of a DISCARD or KNOCK action; for a joker action the lowest-id joker of ``hand`` (a card mask,
+    R72). ``ValueError`` for other actions, or a joker action with no joker in ``hand``."""
+    if action in (DISCARD_JOKER, KNOCK_JOKER):
+        jokers = hand >> cards.N_CARDS
+        if not jokers:
+            raise ValueError(f"action {name(action)} moves a joker, and the hand holds none")
+        return cards.N_CARDS + (jokers & -jokers).bit_length() - 1
     if is_discard(action):
         return action - DISCARD_BASE
     if is_knock(action):
@@ -66,11 +83,13 @@ def name(action: int) -> str:
     action = int(action)
     if action in _SIMPLE_NAMES:
         return _SIMPLE_NAMES[action]
+    if action in (DISCARD_JOKER, KNOCK_JOKER):
+        return f"{'DISCARD' if action == DISCARD_JOKER else 'KNOCK'}({cards.JOKER})"
     if is_discard(action):
         return f"DISCARD({cards.card_str(action - DISCARD_BASE)})"
     if is_knock(action):
         return f"KNOCK({cards.card_str(action - KNOCK_BASE)})"
-    raise ValueError(f"unknown action id {action!r}; ids are 0..{N_ACTIONS - 1}")
+    raise ValueError(f"unknown action id {action!r}; ids are 0..{N_ACTIONS - 1} ({MAX_ACTIONS - 1} with jokers)")
 
 
 def parse(text: str) -> int:
@@ -81,8 +100,9 @@ def parse(text: str) -> int:
             return action
     if text == "TAKE_UPCARD":
         return TAKE_DISCARD
-    for prefix, base in (("DISCARD(", DISCARD_BASE), ("KNOCK(", KNOCK_BASE)):
+    for prefix, base, joker in (("DISCARD(", DISCARD_BASE, DISCARD_JOKER), ("KNOCK(", KNOCK_BASE, KNOCK_JOKER)):
         if text.startswith(prefix) and text.endswith(")"):
-            return base + cards.card(text[len(prefix):-1])
+            inner = text[len(prefix):-1]
+            return joker if inner == cards.JOKER else base + cards.card(inner)
     raise ValueError(f"unknown action {text!r}")
 

@@ -239,6 +239,9 @@ def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0),
 
     Reads the viewer's own hand and the public fields only; the opponent's hand and the stock order are never
     touched, so two states that differ only there give equal views."""
+    if state.rules.jokers:
+        raise ValueError(f"{state.rules.describe()}: no view of a hand with jokers is built yet (R72's joker counts); "
+                         "with jokers > 0 the engine and the solver play, the envs and agents do not")
     opponent = 1 - player
     pile = state.pile
     top = pile[-1] if pile else engine.NO_CARD

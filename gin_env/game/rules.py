@@ -11,6 +11,7 @@ import functools
 from dataclasses import dataclass
 
 from gin_env.arguments import did_you_mean
+from gin_env.game import actions
 from gin_env.game.cards import (
     HAND_SIZE,
     JOKER_MIN_NATURALS,
@@ -156,6 +157,11 @@ class Rules:
         if self.jokers == 0:
             return STANDARD_DECK
         return Deck(n_jokers=self.jokers, joker_value=self.joker_value)
+
+    @functools.cached_property
+    def n_actions(self) -> int:
+        """The size of the action space under these rules: 108, or 110 with jokers (``actions.n_actions``)."""
+        return actions.n_actions(self)
 
     @functools.cached_property
     def joker_settings(self) -> tuple[int, int]:

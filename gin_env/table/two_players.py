@@ -220,8 +220,10 @@ class Table:
         return seat, {"opponent": [1 - seat]}
 
     def check_deal(self, *, deck=None, dealer=None) -> dict:
-        """``deck`` as 52 card ids (ids or names, top first, R10) and ``dealer`` as 0, 1 or None; errors name them."""
-        return {"deck": None if deck is None else engine.deck_ids(deck), "dealer": seat_or_none(dealer, "dealer")}
+        """``deck`` as the card ids of the rules' deck (ids or names, top first, R10) and ``dealer`` as 0, 1 or None;
+        errors name them."""
+        return {"deck": None if deck is None else engine.deck_ids(deck, self.rules.deck),
+                "dealer": seat_or_none(dealer, "dealer")}
 
     def deal_for(self, seat: int, rng: np.random.Generator, **fixed) -> None:
         """:meth:`deal`: either seat plays every hand."""

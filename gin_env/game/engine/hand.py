@@ -38,7 +38,7 @@ from gin_env.game.engine.state import (
 )
 from gin_env.game.hand_rules import phases, turn
 from gin_env.game.hand_rules.knock import big_gin_legal
-from gin_env.game.hand_rules.taken_card import kept_card
+from gin_env.game.hand_rules.taken_card import blocks, kept_card, known_after_discard
 from gin_env.game.rules import Rules
 from gin_env.game.solver.kernels import deadwood_of_mask
 
@@ -53,15 +53,12 @@ def new_hand(rules: Rules, rng: np.random.Generator | None = None, *, dealer: in
     ``deck`` is the deal order, index 0 on top: every card id of the deck, or card names, or one string of names
     (``"AS 2S ..."``); without it the deck is shuffled with ``rng``."""
     dealer = player_index(dealer, "dealer")
-    if rules.jokers:
-        raise ValueError(f"{rules.describe()}: hands with jokers are not dealt yet; with jokers > 0 only the solver "
-                         "(solver.deadwood, solver.showdown, ...) and engine.score_knock take these rules")
     if deck is None:
         if rng is None:
             raise ValueError("new_hand needs a numpy Generator (rng) or an explicit deck")
         deck = tuple(rng.permutation(rules.deck.n_cards).tolist())
     else:
-        deck = deck_ids(deck)
+        deck = deck_ids(deck, rules.deck)
     non_dealer = 1 - dealer
     non_dealer_hand = cards.to_mask(deck[0:DEALT:2])
     dealer_hand = cards.to_mask(deck[1:DEALT:2])
@@ -95,34 +92,36 @@ def player_index(value, name: str) -> int:
     return index
 
 
-def deck_ids(deck) -> tuple[int, ...]:
-    """A deal order as card ids, one of each card of the standard deck: from ids (any integer type), card names, or
-    one string of names. Anything else, or a deck that is not a permutation of the cards, raises an error naming the
-    problem."""
+def deck_ids(deck, of: cards.Deck = cards.STANDARD_DECK) -> tuple[int, ...]:
+    """A deal order as card ids, one of each card of the deck ``of`` (the standard deck unless given): from ids (any
+    integer type), card names (``JK`` each joker in turn, R62), or one string of names. Anything else, or a deck that
+    is not a permutation of the cards, raises an error naming the problem."""
+    n = of.n_cards
     if isinstance(deck, str):
-        return deck_ids(cards.parse(deck))
+        return deck_ids(of.parse(deck), of)
     if isinstance(deck, np.ndarray) and deck.ndim != 1:
-        raise ValueError(f"deck must be one sequence of {cards.N_CARDS} cards, got an array of shape {deck.shape}")
+        raise ValueError(f"deck must be one sequence of {n} cards, got an array of shape {deck.shape}")
     try:
         items = list(deck)
     except TypeError:
-        raise TypeError(f"deck must be {cards.N_CARDS} card ids or card names (or one string of names), got "
+        raise TypeError(f"deck must be {n} card ids or card names (or one string of names), got "
                         f"{deck!r}") from None
+    if any(isinstance(c, str) for c in items) and all(isinstance(c, str) for c in items):
+        return deck_ids(of.parse(items), of)
     ids = []
     for c in items:
         if isinstance(c, str):
             ids.append(cards.card(c))
             continue
-        not_a_card = TypeError(f"deck holds {c!r}: cards are ids 0..{cards.N_CARDS - 1} or names such as 'TD'")
+        not_a_card = TypeError(f"deck holds {c!r}: cards are ids 0..{n - 1} or names such as 'TD'")
         if isinstance(c, (bool, np.bool_)):
             raise not_a_card
         try:
             ids.append(operator.index(c))
         except TypeError:
             raise not_a_card from None
-    if sorted(ids) != list(range(cards.N_CARDS)):
-        raise ValueError(f"deck must be a permutation of the {cards.N_CARDS} cards (ids 0..{cards.N_CARDS - 1}), each "
-                         "exactly once")
+    if sorted(ids) != list(range(n)):
+        raise ValueError(f"deck must be a permutation of the {n} cards (ids 0..{n - 1}), each exactly once")
     return tuple(ids)
 
 
@@ -210,10 +209,11 @@ def _step_discard_phase(state: HandState, action: int) -> HandState:
         if big_gin_legal(state.rules.knock_values, deadwood_of_mask(hand, *state.rules.joker_settings) == 0):
             return _end_by_knock(state, hand, NO_CARD)
         raise illegal(state, action)
-    if actions.is_discard(action) or actions.is_knock(action):
-        c = actions.action_card(action)
+    if (actions.is_discard(action) or actions.is_knock(action)) and action < state.rules.n_actions and (
+            action < actions.N_ACTIONS or hand >> cards.N_CARDS):
+        c = actions.action_card(action, hand)
         bit = 1 << c
-        if hand & bit and c != kept_card(state.rules.discard_taken_card, state.taken):
+        if hand & bit and not blocks(kept_card(state.rules.discard_taken_card, state.taken), c):
             if actions.is_discard(action):
                 if not state.must_knock:
                     return _discard(state, c)
@@ -234,8 +234,8 @@ def _discard(state: HandState, c: int) -> HandState:
     outcome = (CAPPED_OUTCOME if capped else DEAD_OUTCOME) if phase == OVER else None
     return _new_state(s.rules, s.deck, _pair(s.hands, p, s.hands[p] ^ bit), s.stock_top, s.pile + (c,), s.dealer,
                       current, phase, NO_CARD, s.both_passed, s.must_knock, s.initial_upcard, s.knock_limit, turns,
-                      _pair(s.known, p, s.known[p] & ~bit), _pair(s.discarded, p, s.discarded[p] | bit), s.declined,
-                      outcome, s.upcard_draws, returns)
+                      _pair(s.known, p, known_after_discard(s.known[p], c)),
+                      _pair(s.discarded, p, s.discarded[p] | bit), s.declined, outcome, s.upcard_draws, returns)
 
 
 def _end_by_knock(state: HandState, knocker_hand: int, knock_card: int) -> HandState:
@@ -250,7 +250,7 @@ def _end_by_knock(state: HandState, knocker_hand: int, knock_card: int) -> HandS
     pile, known = state.pile, state.known
     if knock_card != NO_CARD:
         pile = pile + (knock_card,)
-        known = _pair(known, p, known[p] & ~(1 << knock_card))
+        known = _pair(known, p, known_after_discard(known[p], knock_card))
     return dataclasses.replace(
         state, hands=_pair(state.hands, p, knocker_hand), pile=pile, phase=OVER, taken=NO_CARD, must_knock=False,
         known=known, outcome=outcome)

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from gin_env.game import actions
-from gin_env.game.actions import DISCARD_BASE, N_ACTIONS
+from gin_env.game.actions import DISCARD_BASE, MAX_ACTIONS
 from gin_env.game.engine.state import DISCARD, PHASE_NAMES, WALL, HandState, IllegalActionError, stock_size
 from gin_env.game.hand_rules import phases, turn
 from gin_env.game.hand_rules.knock import big_gin_legal
@@ -30,10 +30,10 @@ def wall_take_can_end(state: HandState) -> bool:
 
 
 def legal_mask(state: HandState) -> np.ndarray:
-    """``(N_ACTIONS,)`` bool mask of the legal actions; all False only when the hand is over."""
+    """``(rules.n_actions,)`` bool mask of the legal actions; all False only when the hand is over."""
     phase = state.phase
     if phase == DISCARD:
-        mask = np.empty(N_ACTIONS, dtype=bool)
+        mask = np.empty(state.rules.n_actions, dtype=bool)
         # The option half of R24 is read here; whether all 11 cards meld is the compiled solve's answer.
         _fill_discard_phase_mask(mask, state.hands[state.current], kept_card(state.rules.discard_taken_card,
                                  state.taken), state.knock_limit, state.must_knock,
@@ -44,11 +44,11 @@ def legal_mask(state: HandState) -> np.ndarray:
         phase, turn.can_draw_stock(state.rules.turn_values, stock_size(state)),
         bool(state.pile) and not state.both_passed, phase == WALL and wall_take_can_end(state), False,
         state.must_knock)
-    return _NO_CARD_MASKS[no_card].copy()
+    return _NO_CARD_MASKS[no_card][:state.rules.n_actions].copy()
 
 
 #: The mask of each set of the actions that name no card, by its bits (built with numpy: nothing compiles at import).
-_NO_CARD_MASKS = tuple(np.isin(np.arange(N_ACTIONS), [a for a in range(DISCARD_BASE) if bits >> a & 1])
+_NO_CARD_MASKS = tuple(np.isin(np.arange(MAX_ACTIONS), [a for a in range(DISCARD_BASE) if bits >> a & 1])
                        for bits in range(1 << DISCARD_BASE))
 
 
@@ -60,7 +60,7 @@ def _fill_discard_phase_mask(mask, hand, kept, limit, must_knock, big_gin_on, jo
     _, _, knock_cards, all_melded = discard_phase_of_mask(hand, kept, limit, joker_value, min_naturals)
     low, high = phases.legal_words(DISCARD, False, False, False, big_gin_on & all_melded, must_knock,
                                    np.uint64(hand), kept, np.uint64(knock_cards))
-    for a in range(N_ACTIONS):
+    for a in range(mask.size):
         word = low if a < phases.WORD_BITS else high
         mask[a] = (word >> np.uint64(a % phases.WORD_BITS)) & np.uint64(1)
 

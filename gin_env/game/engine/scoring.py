@@ -41,12 +41,9 @@ def score_knock(knocker_hand10, defender_hand10, rules: Rules, *, upcard: int | 
     ``upcard`` is the hand's initial upcard, for the Oklahoma limit and spade doubling (R46, R47). ``arrangement``
     is the knocker's explicit melds (R22); without it the solver's auto-arrangement is used. Raises ``ValueError``
     for holdings of the wrong size, shared cards, a big gin that is not allowed, or a knock over the limit."""
-    knocker = solver.holding(knocker_hand10, rules, what="the knocker")
-    defender = solver.holding(defender_hand10, rules, what="the defender")
+    knocker, defender = solver.showdown_holdings(knocker_hand10, defender_hand10, rules)
     if defender.bit_count() != HAND_SIZE:
         raise ValueError(f"the defender must hold {HAND_SIZE} cards, got {defender.bit_count()}")
-    if knocker & defender:
-        raise ValueError(f"knocker and defender share cards: {cards.to_str(knocker & defender)}")
     upcard_id = NO_CARD if upcard is None else upcard
     if knocker.bit_count() == HAND_SIZE + 1:
         return _score_big_gin(knocker, defender, rules, upcard_id, arrangement)

@@ -5,7 +5,7 @@ sizes per phase, the legal mask against the phase, and the public per-player rec
 from __future__ import annotations
 
 from gin_env.game import actions, cards
-from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.game.actions import BIG_GIN, DRAW_STOCK, PASS, TAKE_DISCARD
 from gin_env.game.cards import DEALT, HAND_SIZE, NO_CARD
 from gin_env.game.engine.legal import legal_actions
 from gin_env.game.engine.state import (
@@ -21,7 +21,7 @@ from gin_env.game.engine.state import (
 )
 from gin_env.game.hand_rules import turn
 from gin_env.game.hand_rules.knock import big_gin_legal
-from gin_env.game.hand_rules.taken_card import kept_card
+from gin_env.game.hand_rules.taken_card import blocks, kept_card
 
 
 def _mask_of(ids) -> int:
@@ -38,13 +38,14 @@ def validate(state: HandState) -> None:
     Owns: each card in exactly one place (R11), hand sizes per phase, the mask against the phase, and the
     public per-player records against where the cards are. Checks are plain ``if``s, not ``assert``, so they also
     run under ``python -O``, and messages are only formatted on failure because this runs after every test step."""
-    if sorted(state.deck) != list(range(cards.N_CARDS)):
-        raise AssertionError(f"deck is not a permutation of 0..{cards.N_CARDS - 1}")
+    n_cards = state.rules.deck.n_cards
+    if sorted(state.deck) != list(range(n_cards)):
+        raise AssertionError(f"deck is not a permutation of 0..{n_cards - 1}")
     if state.phase not in range(len(PHASE_NAMES)):
         raise AssertionError(f"unknown phase {state.phase!r}")
     if state.dealer not in (0, 1) or state.current not in (0, 1):
         raise AssertionError(f"dealer {state.dealer!r} and current {state.current!r} must be 0 or 1")
-    if not DEALT + 1 <= state.stock_top <= cards.N_CARDS - state.rules.wall:
+    if not DEALT + 1 <= state.stock_top <= n_cards - state.rules.wall:
         raise AssertionError(f"stock_top {state.stock_top} out of range: the stock holds {stock_size(state)} cards, "
                              f"wall {state.rules.wall}")
     stock = _mask_of(state.deck[state.stock_top:])
@@ -66,8 +67,9 @@ def _check_cards(state: HandState, stock: int) -> None:
         if seen & mask:
             raise AssertionError(f"{cards.to_str(seen & mask)} also in {place} (R11)")
         seen |= mask
-    if seen != cards.FULL_DECK:
-        raise AssertionError(f"cards in no place (R11): {cards.to_str(cards.FULL_DECK & ~seen)}")
+    full = state.rules.deck.full_mask
+    if seen != full:
+        raise AssertionError(f"cards in no place (R11): {cards.to_str(full & ~seen)}")
 
 
 def _check_hand_sizes(state: HandState) -> None:
@@ -153,12 +155,13 @@ def _check_mask(state: HandState) -> None:
     elif phase == WALL:
         allowed = {TAKE_DISCARD, PASS}
     else:
-        # R16: every held card but the one just taken from the pile may be discarded or knocked with.
-        blocked = kept_card(state.rules.discard_taken_card, state.taken)
-        discardable = [c for c in cards.to_ids(state.hands[state.current]) if c != blocked]
-        allowed = {KNOCK_BASE + c for c in discardable} | {BIG_GIN}
+        # R16, R71: every held card but the one just taken from the pile (any joker, if a joker) may be discarded or
+        # knocked with; a joker by the joker actions (R72).
+        kept = kept_card(state.rules.discard_taken_card, state.taken)
+        discardable = [c for c in cards.to_ids(state.hands[state.current]) if not blocks(kept, c)]
+        allowed = {actions.knock(c) for c in discardable} | {BIG_GIN}
         if not state.must_knock:
-            discards = {DISCARD_BASE + c for c in discardable}
+            discards = {actions.discard(c) for c in discardable}
             if not discards <= legal:
                 raise AssertionError("a discard allowed by R16 is missing from the mask")
             allowed |= discards

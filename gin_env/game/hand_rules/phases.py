@@ -14,17 +14,32 @@ from __future__ import annotations
 import numpy as np
 from numba.extending import register_jitable
 
-from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
+from gin_env.game.actions import (
+    BIG_GIN,
+    DISCARD_BASE,
+    DISCARD_JOKER,
+    DRAW_STOCK,
+    KNOCK_BASE,
+    KNOCK_JOKER,
+    MAX_ACTIONS,
+    PASS,
+    TAKE_DISCARD,
+)
+from gin_env.game.cards import N_CARDS
 from gin_env.game.hand_rules import turn
+from gin_env.game.hand_rules.taken_card import blocks
 
 OFFER, DRAW, DISCARD, WALL, OVER = range(5)
 PHASE_NAMES = ("offer", "draw", "discard", "wall", "over")
 
 #: The legal-action bit string of ``legal_words`` is this many uint64 words, least significant first: discards start
-#: in word 0 and knocks straddle both.
+#: in word 0, knocks straddle both, and the joker actions are in word 1.
 WORD_BITS = 64
-ACTION_WORDS = (N_ACTIONS + WORD_BITS - 1) // WORD_BITS
-assert ACTION_WORDS == 2 and KNOCK_BASE < WORD_BITS < N_ACTIONS
+ACTION_WORDS = (MAX_ACTIONS + WORD_BITS - 1) // WORD_BITS
+assert ACTION_WORDS == 2 and KNOCK_BASE < WORD_BITS < DISCARD_JOKER
+#: The natural cards' bits of a uint64 card mask; the jokers' follow them (R62).
+_NATURALS = np.uint64((1 << N_CARDS) - 1)
+_JOKER_SHIFT = np.uint64(N_CARDS)
 
 _DRAW_BIT, _TAKE_BIT, _PASS_BIT, _BIG_GIN_BIT = 1 << DRAW_STOCK, 1 << TAKE_DISCARD, 1 << PASS, 1 << BIG_GIN
 
@@ -53,16 +68,21 @@ def legal_actions(phase, stock_ok, pile_ok, wall_take, big_gin, must_knock):
 def legal_words(phase, stock_ok, pile_ok, wall_take, big_gin, must_knock, hand, kept, knock_cards):
     """``legal_actions`` as the legal-action bit string, two uint64 words (bit ``a % 64`` of word ``a // 64`` for
     action ``a``): ``hand`` (uint64 card mask) holds the cards of the player to act, ``kept`` the card R16 keeps in
-    it (-1 for none), ``knock_cards`` (uint64 card mask) the cards it may knock with (R20). For compiled callers."""
+    it (-1 for none; a joker kept keeps both, R71), ``knock_cards`` (uint64 card mask) the cards it may knock with
+    (R20). A joker held is discarded or knocked with by the joker actions (R72). For compiled callers."""
     no_card, may_discard, may_knock = legal_actions(phase, stock_ok, pile_ok, wall_take, big_gin, must_knock)
     low = np.uint64(no_card)
     high = np.uint64(0)
+    jokers_kept = blocks(kept, N_CARDS)
     if may_discard:
         movable = hand if kept < 0 else hand & ~(np.uint64(1) << np.uint64(kept))
-        low |= movable << np.uint64(DISCARD_BASE)
+        low |= (movable & _NATURALS) << np.uint64(DISCARD_BASE)
+        high |= np.uint64(((hand >> _JOKER_SHIFT) != 0) & (not jokers_kept)) << np.uint64(DISCARD_JOKER - WORD_BITS)
     if may_knock:
-        low |= knock_cards << np.uint64(KNOCK_BASE)
-        high = knock_cards >> np.uint64(WORD_BITS - KNOCK_BASE)
+        naturals = knock_cards & _NATURALS
+        low |= naturals << np.uint64(KNOCK_BASE)
+        high |= naturals >> np.uint64(WORD_BITS - KNOCK_BASE)
+        high |= np.uint64((knock_cards >> _JOKER_SHIFT) != 0) << np.uint64(KNOCK_JOKER - WORD_BITS)
     return low, high
 
 

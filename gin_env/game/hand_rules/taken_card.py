@@ -1,12 +1,13 @@
-"""R16 in one place: the card just taken from the discard pile stays in hand this turn (not discarded, not knocked
-with) unless the rules allow discarding it. One function for every caller: the scalar engine, the observation and
-the agents call it as written, the batched engine's kernels inline it compiled (``register_jitable``)."""
+"""R16 and R71 in one place: the card just taken from the discard pile stays in hand this turn (not discarded, not
+knocked with) unless the rules allow discarding it, and a joker taken keeps every joker, since any joker matches any
+joker. The functions serve every caller: the scalar engine, the observation and the agents call them as written, the
+batched engine's kernels inline them compiled (``register_jitable``)."""
 
 from __future__ import annotations
 
 from numba.extending import register_jitable
 
-from gin_env.game.cards import NO_CARD
+from gin_env.game.cards import N_CARDS, NO_CARD
 
 
 @register_jitable(inline="always")
@@ -15,3 +16,21 @@ def kept_card(discard_taken_card, taken):
     after a stock draw), or NO_CARD when ``discard_taken_card`` lifts R16. Plain arithmetic on a bool and an int,
     or on numpy arrays of them, so that it serves scalar and batched callers alike and compiles as it is."""
     return taken + (NO_CARD - taken) * discard_taken_card
+
+
+@register_jitable(inline="always")
+def blocks(kept, card):
+    """True when the ``kept`` card (``kept_card``'s) keeps ``card`` in hand: the same card, or both jokers (R71;
+    card ids from ``N_CARDS`` on are jokers). Also R61's test of a return: discarding what was taken."""
+    return (card == kept) | ((card >= N_CARDS) & (kept >= N_CARDS))
+
+
+@register_jitable(inline="always")
+def known_after_discard(known, card):
+    """R72: the cards a player is known to hold from the pile (``known``, a card mask) after it discards or knocks
+    with ``card``: without it, or for a joker one known joker fewer (the lowest id), never below none: which joker
+    is which is never information, so a joker discarded counts against any joker taken."""
+    if card < N_CARDS:
+        return known & ~(1 << card)
+    jokers = known >> N_CARDS
+    return known & ~((jokers & -jokers) << N_CARDS)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from numba.extending import register_jitable
 
+from gin_env.game.hand_rules.taken_card import blocks
+
 #: Entries of ``turn_values``.
 (WALL, WALL_UPCARD_KNOCK, MAX_TURNS, MAX_UPCARD_DRAWS, REPEAT_DISCARD_ENDS, DISCARD_TAKEN, ELEVEN_DEAL) = range(7)
 #: ``MAX_TURNS`` or ``MAX_UPCARD_DRAWS`` when there is no such cap.
@@ -41,8 +43,8 @@ def upcard_take_ends(values, draws):
 @register_jitable(inline="always")
 def returns_after(returns, card, taken):
     """R61: the returns in a row after discarding ``card``: one more when it is the card ``taken`` from the pile
-    this turn, else none."""
-    return returns + 1 if card == taken else 0
+    this turn, or a joker after a joker taken (R71), else none."""
+    return returns + 1 if blocks(taken, card) else 0
 
 
 @register_jitable(inline="always")

@@ -50,6 +50,7 @@ from gin_env.game.solver.front import (
     holding,
     is_meld,
     showdown,
+    showdown_holdings,
 )
 from gin_env.game.solver.lookups import (
     DROP_BEST_RANKS,
@@ -72,5 +73,5 @@ __all__ = [
     "DiscardPhase", "Meld", "Showdown", "arrangement", "best_discard_deadwood", "best_discard_deadwood_batch",
     "best_discards_of_masks", "card_bits", "deadwood", "deadwood_batch", "deadwood_of_masks", "defender_laydown",
     "discard_deadwoods", "discard_deadwoods_batch", "discard_deadwoods_of_masks", "discard_phase_of_masks",
-    "hands_to_masks", "holding", "is_meld", "pack_masks", "showdown", "showdown_of_masks",
+    "hands_to_masks", "holding", "is_meld", "pack_masks", "showdown", "showdown_holdings", "showdown_of_masks",
 ]

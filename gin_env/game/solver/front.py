@@ -35,6 +35,19 @@ def holding(hand, rules: Rules | None = None, *, what: str = "the hand") -> int:
     return mask
 
 
+def showdown_holdings(knocker, defender, rules: Rules | None = None) -> tuple[int, int]:
+    """The knocker's and the defender's holdings as card masks, checked (``holding``) and sharing no card. Written as
+    strings, their jokers are numbered across both, the knocker's first (R62: ``JK`` then ``JK`` are 52 and 53)."""
+    if isinstance(knocker, str) and isinstance(defender, str):
+        first = cards.parse(knocker)
+        knocker, defender = first, cards.parse(knocker.split() + defender.split())[len(first):]
+    knocker_mask = holding(knocker, rules, what="the knocker")
+    defender_mask = holding(defender, rules, what="the defender")
+    if knocker_mask & defender_mask:
+        raise ValueError(f"knocker and defender share cards: {cards.to_str(knocker_mask & defender_mask)}")
+    return knocker_mask, defender_mask
+
+
 def deadwood(hand, rules: Rules | None = None) -> int:
     """Exact minimum deadwood of a holding over all arrangements (R7, R68); usually 10 cards."""
     return int(deadwood_of_mask(holding(hand, rules), *(rules or _STANDARD).joker_settings))
@@ -104,11 +117,8 @@ def showdown(knocker, defender, *, layoffs: bool = True, arrangement=None, rules
     come in card-mask order with touching runs of a suit as one meld; with a joker held on either side, the first
     in the order of ``wild_melds``. The defender's layoff is its least deadwood, then the layoff whose sorted card
     ids come first, each knocker meld in turn taking the most it can of it (with jokers: the order of
-    ``wild_melds``)."""
-    knocker_mask = holding(knocker, rules, what="the knocker")
-    defender_mask = holding(defender, rules, what="the defender")
-    if knocker_mask & defender_mask:
-        raise ValueError(f"knocker and defender share cards: {cards.to_str(knocker_mask & defender_mask)}")
+    ``wild_melds``). Written as strings, the two hands' jokers are numbered across both, the knocker's first (R62)."""
+    knocker_mask, defender_mask = showdown_holdings(knocker, defender, rules)
     rules = rules or _STANDARD
     settings = rules.joker_settings
     target = deadwood_of_mask(knocker_mask, *settings)
