@@ -15,7 +15,7 @@ import pytest
 from gin_env import agents
 from gin_env.evaluation import duel
 from gin_env.game import actions, engine
-from gin_env.game.rules import Rules
+from gin_env.game.rules import JOKER_KEYS, Rules
 from gin_env.replay import recorder as recording
 from gin_env.replay import replay_file as replay
 from gin_env.replay.recorder import Recorder
@@ -80,7 +80,8 @@ def test_file_holds_rules_deal_actions_and_outcome_as_documented():
     data = json.loads(knock_replay().to_json())
     assert list(data) == list(replay.KEYS)
     assert data["format"] == "gin-env-replay" and data["version"] == 1
-    assert set(data["rules"]) == set(replay.RULES_KEYS) and data["rules"]["name"] == "standard"
+    # Section 17.1: the joker keys change nothing without jokers, so a standard game's file leaves them out.
+    assert set(data["rules"]) == set(replay.RULES_KEYS) - set(JOKER_KEYS) and data["rules"]["name"] == "standard"
     assert data["players"] == ["ann", "bob"] and data["dealer"] == 1
     assert len(data["deck"]) == 52 and data["deck"][:2] == ["AS", "4S"]
     assert data["actions"] == ["PASS", "PASS", "DRAW_STOCK", "KNOCK(KC)"]
@@ -188,7 +189,8 @@ def corrupt(change) -> dict:
     (lambda d: d.update(version=2), "version 2 is not supported: this gin-env reads version 1"),
     (lambda d: d.update(extra=1), "unknown replay keys: extra"),
     (lambda d: d.pop("deck"), "missing replay keys: deck"),
-    (lambda d: d["rules"].update(jokers=True), "unknown rules keys: jokers"),
+    (lambda d: d["rules"].update(wild_cards=2), "unknown rules keys: wild_cards"),
+    (lambda d: d["rules"].update(jokers=True), "bad rules: rules key 'jokers' must be an integer 0..2"),
     (lambda d: d["rules"].pop("gin_bonus"), "missing rules keys: gin_bonus"),
     (lambda d: d["rules"].update(shutout="triple"), "bad rules: rules key 'shutout' must be one of"),
     (lambda d: d.update(deck=d["deck"][:51]), "'deck' must be a list of the 52 cards"),
@@ -310,3 +312,14 @@ def test_viewer_reports_pathological_json_in_one_line(text, message, tmp_path, c
     assert replay_viewer.main([str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
+
+
+def test_rules_in_files_hold_the_joker_keys_only_when_jokers_play():
+    """``Rules.as_dict`` (what replays and datasets record): a game with jokers records the three keys and reads back
+    the same rules; a game without them records none, and a file without them reads as no jokers."""
+    with_jokers = Rules.preset("oklahoma", jokers=1, joker_value=15)
+    assert {key: with_jokers.as_dict()[key] for key in JOKER_KEYS} == {"jokers": 1, "joker_value": 15,
+                                                                       "joker_min_naturals": 2}
+    assert Rules(**with_jokers.as_dict()) == with_jokers
+    assert not set(JOKER_KEYS) & set(Rules.preset("oklahoma").as_dict())
+    assert Rules(**Rules.preset("oklahoma").as_dict()) == Rules.preset("oklahoma")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from gin_env import __version__
 from gin_env.datasets.episodes import REWARD_SCALE, Collection, Episode, agent_record, play_episodes
 from gin_env.evaluation import runner
@@ -36,7 +34,7 @@ def metadata(collection: Collection, episodes: list[Episode]) -> dict:
         "version": __version__,
         "player": agent_record(collection.player),
         "others": others,
-        "rules": dataclasses.asdict(Rules.preset(collection.rules)),
+        "rules": Rules.preset(collection.rules).as_dict(),
         "players": collection.players,
         "room": None if collection.room is None else list(collection.room),
         "episode": collection.episode,

@@ -49,6 +49,9 @@ POINT_KEYS = {"gin_bonus": 0, "undercut_bonus": 0, "big_gin_bonus": 0, "game_bon
 CAP_KEYS = ("max_turns", "max_dead_hands", "max_upcard_draws")
 #: Keys that may be None.
 OPTIONAL_KEYS = ("big_gin_bonus", "target", *CAP_KEYS)
+#: The jokers' keys (section 17). The last two change nothing while ``jokers`` is 0, so a file of a game without
+#: jokers leaves all three out (``Rules.as_dict``) and reads them back as the defaults.
+JOKER_KEYS = ("jokers", "joker_value", "joker_min_naturals")
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,15 @@ class Rules:
     def replace(self, **changes) -> Rules:
         """A copy with some keys changed (validated like any construction)."""
         return dataclasses.replace(self, **changes)
+
+    def as_dict(self) -> dict:
+        """Every key and its value, as files record the rules in full; the joker keys only when jokers play, so the
+        files of a game without jokers stay as they were (``JOKER_KEYS``)."""
+        data = dataclasses.asdict(self)
+        if not self.jokers:
+            for key in JOKER_KEYS:
+                del data[key]
+        return data
 
     def describe(self) -> str:
         """The rules in words for an error message: the name and the keys that differ from ``standard``'s, e.g.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 from gin_env.game import actions, cards
-from gin_env.game.rules import MAX_POINTS, Rules
+from gin_env.game.rules import JOKER_KEYS, MAX_POINTS, Rules
 from gin_env.text import clipped, quoted
 
 RULES_KEYS = tuple(f.name for f in dataclasses.fields(Rules))
@@ -46,10 +46,11 @@ def is_int(value) -> bool:
 
 
 def read_rules(data) -> Rules:
-    """Every key of ``Rules`` must be there: a hand plays again exactly only under exactly the same rules."""
+    """Every key of ``Rules`` must be there, but for the joker keys of a game without jokers (``Rules.as_dict``): a
+    hand plays again exactly only under exactly the same rules."""
     if not isinstance(data, dict):
         raise ReplayError("'rules' must be an object of rules keys and values")
-    check_keys(data, RULES_KEYS, "rules")
+    check_keys(data, RULES_KEYS, "rules", optional=JOKER_KEYS)
     try:
         rules = Rules(**data)
     except ValueError as err:  # its message quotes the bad value, which may be a number of thousands of digits

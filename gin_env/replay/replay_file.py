@@ -114,7 +114,7 @@ class Replay:
         return {
             "format": FORMAT,
             "version": VERSION,
-            "rules": dataclasses.asdict(self.rules),
+            "rules": self.rules.as_dict(),
             "players": list(self.players),
             "dealer": self.dealer,
             "deck": [cards.card_str(c) for c in self.deck],
