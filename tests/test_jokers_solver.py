@@ -146,6 +146,8 @@ def test_a_hand_holding_jokers_its_rules_lack_is_refused():
         solver.deadwood(parse_hand("5S 7S JK 9H 9D 9C 2C 3C 4C KD"))
     with pytest.raises(ValueError, match="jokers=1"):
         solver.deadwood(parse_hand("5S 7S JK JK 9D 9C 2C 3C 4C KD"), Rules(jokers=1))
+    with pytest.raises(ValueError, match="more than 2 jokers between them"):
+        solver.showdown("JK JK 7H QC QD QS 2C 3C 4C 6D", "JK 9H 5C AC KD KH KS 3D 2S QH", rules=rules_with())
     with pytest.raises(ValueError, match="beyond the jokers=0"):
         solver.deadwood_of_masks(np.array([cards.to_mask(parse_hand("5S JK"))], dtype=np.uint64))
 

@@ -39,8 +39,12 @@ def showdown_holdings(knocker, defender, rules: Rules | None = None) -> tuple[in
     """The knocker's and the defender's holdings as card masks, checked (``holding``) and sharing no card. Written as
     strings, their jokers are numbered across both, the knocker's first (R62: ``JK`` then ``JK`` are 52 and 53)."""
     if isinstance(knocker, str) and isinstance(defender, str):
-        first = cards.parse(knocker)
-        knocker, defender = first, cards.parse(knocker.split() + defender.split())[len(first):]
+        knocker = cards.parse(knocker)
+        after = sum(c >= cards.N_CARDS for c in knocker)
+        defender = [c + after if c >= cards.N_CARDS else c for c in cards.parse(defender)]
+        if sum(c >= cards.N_CARDS for c in defender) + after > cards.MAX_JOKERS:
+            raise ValueError(f"the knocker and the defender hold more than {cards.MAX_JOKERS} jokers between them "
+                             "(R62)")
     knocker_mask = holding(knocker, rules, what="the knocker")
     defender_mask = holding(defender, rules, what="the defender")
     if knocker_mask & defender_mask:

@@ -5,8 +5,9 @@ odometer over set choices that ``melds`` walks for arrangements and the showdown
 card masks (bit ``c`` for card ``c``, as uint64) for the batched solver functions of ``solver``. It reads the tables
 of ``lookups``: the run-only deadwood of a suit pattern is one lookup, sets are the only coupling between suits, and
 only ranks held 3 or 4 times can form one, so the exact minimum is the least, over every combination of set choices
-at those ranks, of four lookups. Compiled code is cached on disk (``cache=True``): only the first import on a machine
-pays the compile.
+at those ranks, of four lookups. A holding with a joker (R62-R69) takes the second branch of each function, in
+``wild``; every other holding runs the code above it. Compiled code is cached on disk (``cache=True``): only the
+first import on a machine pays the compile.
 """
 
 from __future__ import annotations
