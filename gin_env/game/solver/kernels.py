@@ -16,13 +16,12 @@ import numpy as np
 from numba import njit
 
 from gin_env.game.cards import MAX_JOKERS, N_CARDS
-from gin_env.game.solver.counting import next_choice
+from gin_env.game.solver.counting import LOW_RANK, choice_rest, next_choice, set_slots
 from gin_env.game.solver.lookups import (
     DROP_DEADWOOD,
     MAX_OPTIONS,
     NOT_HELD,
     OPTION_TABLES,
-    RUN_CAPABLE,
     RUN_DEADWOOD,
     SUIT_BITS,
     SUIT_MASK,
@@ -43,57 +42,15 @@ _PRUNED_COUNTS = _PRUNED_COUNTS.reshape(-1)
 _ALL_COUNTS = _ALL_COUNTS.reshape(-1)
 _RUN_DEADWOOD = RUN_DEADWOOD.astype(np.int64)
 _DROP_DEADWOOD = DROP_DEADWOOD.astype(np.int64)
-_RUN_CAPABLE = RUN_CAPABLE.astype(np.int64)
 #: Every card id of any deck: the natural cards, then the jokers (R62).
 MAX_IDS = N_CARDS + MAX_JOKERS
 _JOKER_SHIFT = np.uint64(N_CARDS)
-#: The lowest rank held in each suit pattern (0 for the empty pattern, never read).
-_LOW_RANK = np.array([(p & -p).bit_length() - 1 if p else 0 for p in range(1 << SUIT_BITS)], dtype=np.int64)
 
 
 @njit(cache=True, inline="always")
 def _suit(mask, s):
     """The 13-bit pattern of suit ``s`` of a card mask."""
     return np.int64((mask >> np.uint64(SUIT_BITS * s)) & np.uint64(SUIT_MASK))
-
-
-@njit(cache=True, inline="always")
-def _set_slots(p0, p1, p2, p3, prune, slots):
-    """One slot per rank held in 3+ suits of ``p0..p3``, lowest first: its rank in ``slots[0, i]``, its
-    option-table key in ``slots[1, i]`` (pruned: the suits whose card could be in a run of their pattern), and
-    ``slots[2, i]`` (the choice made there) zeroed; return how many."""
-    set_ranks = (p0 & p1 & (p2 | p3)) | ((p0 | p1) & p2 & p3)
-    n = 0
-    while set_ranks:
-        r = _LOW_RANK[set_ranks]
-        set_ranks &= set_ranks - 1
-        present = ((p0 >> r) & 1) | ((p1 >> r) & 1) << 1 | ((p2 >> r) & 1) << 2 | ((p3 >> r) & 1) << 3
-        capable = 0
-        if prune:
-            capable = (((_RUN_CAPABLE[p0] >> r) & 1) | ((_RUN_CAPABLE[p1] >> r) & 1) << 1
-                       | ((_RUN_CAPABLE[p2] >> r) & 1) << 2 | ((_RUN_CAPABLE[p3] >> r) & 1) << 3)
-        slots[0, n] = r
-        slots[1, n] = present * 16 + capable
-        slots[2, n] = 0
-        n += 1
-    return n
-
-
-@njit(cache=True, inline="always")
-def _choice_rest(p0, p1, p2, p3, slots, n, options):
-    """The four suit patterns left after the set choices in ``slots`` (the option index of each slot)."""
-    for i in range(n):
-        suits = options[slots[1, i], slots[2, i]]
-        bit = 1 << slots[0, i]
-        if suits & 1:
-            p0 &= ~bit
-        if suits & 2:
-            p1 &= ~bit
-        if suits & 4:
-            p2 &= ~bit
-        if suits & 8:
-            p3 &= ~bit
-    return p0, p1, p2, p3
 
 
 @njit(cache=True, inline="always")
@@ -106,13 +63,13 @@ def run_deadwood(p0, p1, p2, p3):
 def first_set_choice(p0, p1, p2, p3, slots):
     """Start the odometer over the set choices worth trying (pruned) for the suit patterns ``p0..p3`` of a holding
     that discards nothing: fill ``slots`` (from ``scratch``) and return its number of set ranks."""
-    return _set_slots(p0, p1, p2, p3, True, slots)
+    return set_slots(p0, p1, p2, p3, True, slots)
 
 
 @njit(cache=True, inline="always")
 def set_choice_rest(p0, p1, p2, p3, slots, n):
     """The suit patterns left for runs after the odometer's current set choice."""
-    return _choice_rest(p0, p1, p2, p3, slots, n, _PRUNED_OPTIONS)
+    return choice_rest(p0, p1, p2, p3, slots, n, _PRUNED_OPTIONS)
 
 
 @njit(cache=True, inline="always")
@@ -169,7 +126,7 @@ def _drop_each(q, s, other, per_card):
     without it."""
     rest = q
     while rest:
-        r = _LOW_RANK[rest]
+        r = LOW_RANK[rest]
         rest &= rest - 1
         c = s * SUIT_BITS + r
         per_card[c] = min(per_card[c], other + _DROP_DEADWOOD[q, r])
@@ -184,12 +141,12 @@ def discard_deadwoods_of(mask, slots, per_card):
     if has_joker(mask):
         return _wild_discard_deadwoods(mask, slots, per_card)
     p0, p1, p2, p3 = _suit(mask, 0), _suit(mask, 1), _suit(mask, 2), _suit(mask, 3)
-    n = _set_slots(p0, p1, p2, p3, False, slots)
+    n = set_slots(p0, p1, p2, p3, False, slots)
     least_total = NOT_HELD
     while True:
         # Discarding a card of a set is covered by the choices that leave it out of the set (no set at a rank
         # held 3 times, the other three at a rank held 4 times), so only the cards left for runs drop here.
-        r0, r1, r2, r3 = _choice_rest(p0, p1, p2, p3, slots, n, _ALL_OPTIONS)
+        r0, r1, r2, r3 = choice_rest(p0, p1, p2, p3, slots, n, _ALL_OPTIONS)
         d0, d1, d2, d3 = _RUN_DEADWOOD[r0], _RUN_DEADWOOD[r1], _RUN_DEADWOOD[r2], _RUN_DEADWOOD[r3]
         total = d0 + d1 + d2 + d3
         least_total = min(least_total, total)

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from gin_env.game.cards import JOKER_MIN_NATURALS, MAX_JOKERS, N_CARDS, N_SUITS, RANK_VALUES, STANDARD_DECK
-from gin_env.game.solver.counting import count, next_choice
+from gin_env.game.solver.counting import choice_rest, count, next_choice, set_slots
 from gin_env.game.solver.lookups import OPTION_TABLES, RUN_DEADWOOD, SUIT_BITS, SUIT_MASK, SUIT_PATTERNS
 
 #: The fewest cards of a meld (R4, R5) and the most of a set (one per suit).
@@ -137,36 +137,6 @@ def _joker_sets(naturals, jokers, min_naturals, cand_cards, cand_jokers):
 
 
 @njit(cache=True, inline="always")
-def _slots(p0, p1, p2, p3, slots):
-    """The natural-set odometer of ``kernels`` (unpruned) over four suit patterns: fill ``slots``, return its
-    length."""
-    set_ranks = (p0 & p1 & (p2 | p3)) | ((p0 | p1) & p2 & p3)
-    n = 0
-    while set_ranks:
-        r = 0
-        while not (set_ranks >> r) & 1:
-            r += 1
-        set_ranks &= set_ranks - 1
-        present = ((p0 >> r) & 1) | ((p1 >> r) & 1) << 1 | ((p2 >> r) & 1) << 2 | ((p3 >> r) & 1) << 3
-        slots[0, n], slots[1, n], slots[2, n] = r, present * 16, 0
-        n += 1
-    return n
-
-
-@njit(cache=True, inline="always")
-def _rest(patterns, slots, n, rest):
-    """Into ``rest``: the four suit patterns left after the odometer's current natural-set choice."""
-    for s in range(N_SUITS):
-        rest[s] = patterns[s]
-    for i in range(n):
-        suits = _ALL_OPTIONS[slots[1, i], slots[2, i]]
-        bit = 1 << slots[0, i]
-        for s in range(N_SUITS):
-            if (suits >> s) & 1:
-                rest[s] &= ~bit
-
-
-@njit(cache=True, inline="always")
 def _budget_costs(runs, rest, skip, out):
     """Into ``out[t]`` (t = 0..``MAX_JOKERS``): the least run deadwood of the suit patterns ``rest`` but suit
     ``skip`` (-1: none) with exactly t jokers in their runs, the t jokers split between the suits."""
@@ -224,9 +194,10 @@ def _each_choice(mask, slots, per_card, drops):
             left = jokers - used
             for s in range(N_SUITS):
                 patterns[s] = _suit(naturals & ~in_sets, s)
-            n = _slots(patterns[0], patterns[1], patterns[2], patterns[3], slots)
+            n = set_slots(patterns[0], patterns[1], patterns[2], patterns[3], False, slots)
             while True:
-                _rest(patterns, slots, n, rest)
+                rest[0], rest[1], rest[2], rest[3] = choice_rest(patterns[0], patterns[1], patterns[2], patterns[3],
+                                                                 slots, n, _ALL_OPTIONS)
                 _budget_costs(runs, rest, -1, costs)
                 for t in range(left + 1):
                     best = min(best, costs[t] + (left - t) * joker_value)
