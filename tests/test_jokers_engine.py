@@ -120,17 +120,3 @@ def test_a_hand_of_stock_draws_dies_after_31_draws():
         state = engine.step(state, actions.discard(cards.to_ids(state.hands[state.current])[0]))
         engine.validate(state)
     assert (draws, state.outcome.kind, engine.stock_size(state)) == (31, "dead", 2)
-
-
-def test_no_view_or_batch_of_a_hand_with_jokers_is_built_yet():
-    """The engine and the solver play jokers; the players' views (R72's counts), and so the envs and the agents,
-    and the batched engine refuse them naming the rules, rather than show a hand without its jokers."""
-    from gin_env.batch.hand_batch import HandBatch
-    from gin_env.game import observation
-
-    rules = Rules.preset("oklahoma", jokers=2)
-    state = engine.new_hand(rules, np.random.default_rng(0))
-    with pytest.raises(ValueError, match=r"jokers=2.*no view of a hand with jokers"):
-        observation.view(state, 0)
-    with pytest.raises(ValueError, match=r"jokers=2.*deals no jokers yet"):
-        HandBatch(rules, 4)

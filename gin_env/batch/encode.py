@@ -26,21 +26,25 @@ from gin_env.batch.kernels import (
     PILE_MASK,
     PILE_TOP,
     STOCK_TOP,
+    deck_jokers,
 )
 from gin_env.game.cards import FULL_DECK, N_CARDS
 from gin_env.game.engine import DISCARD, OVER
+from gin_env.game.hand_rules import JOKERS_ROW, TURN_ROW, turn
 from gin_env.game.observation import write_encoding
 from gin_env.game.solver.kernels import deadwood_of, scratch_of
 
-_FULL_DECK = np.uint64(FULL_DECK)
-
 
 @njit(cache=True)
-def encode_rows(games, players, scores, target, settings, numbers, card_masks, player_masks, out):
+def encode_rows(games, players, scores, target, rule_values, jokers_at, numbers, card_masks, player_masks, out):
     """``out[i]``: the observation of ``players[i]`` in game ``games[i]``. ``scores``: (k, 2) match scores, own
-    first (empty: all 0); ``target``: the match target (0: none, the score entries stay 0); ``settings``: the
-    rules' joker settings (``rule_values[JOKERS_ROW]``)."""
-    slots, _ = scratch_of(settings)
+    first (empty: all 0); ``target``: the match target (0: none, the score entries stay 0); ``jokers_at``: where
+    the joker counts start (``obs_layout``'s ``jokers``; unread without jokers). The masks name jokers by id, which
+    the counts do not read."""
+    slots, _ = scratch_of(rule_values[JOKERS_ROW])
+    n_cards = rule_values[TURN_ROW, turn.DECK_CARDS]
+    n_jokers = n_cards - N_CARDS
+    full_deck = np.uint64(FULL_DECK) | deck_jokers(rule_values[TURN_ROW])
     for i in range(games.size):
         g = games[i]
         p = players[i]
@@ -57,5 +61,6 @@ def encode_rows(games, players, scores, target, settings, numbers, card_masks, p
             own, opp = min(scores[i, 0] / target, 1.0), min(scores[i, 1] / target, 1.0)
         write_encoding(out[i], hand, top, pile_rest, known, player_masks[DISCARDED, g, 1 - p],
                        player_masks[DECLINED, g, 1 - p],
-                       _FULL_DECK & ~(hand | pile_rest | known | top), phase, numbers[DEALER, g] == p,
-                       N_CARDS - numbers[STOCK_TOP, g], numbers[KNOCK_LIMIT, g], deadwood, own, opp)
+                       full_deck & ~(hand | pile_rest | known | top), phase, numbers[DEALER, g] == p,
+                       n_cards - numbers[STOCK_TOP, g], numbers[KNOCK_LIMIT, g], deadwood, own, opp, jokers_at,
+                       n_jokers)

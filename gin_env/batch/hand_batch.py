@@ -2,9 +2,10 @@
 
 This module owns the batched engine's state and its Python face: ``HandBatch`` holds the arrays, and its deal,
 legal actions and step each run one compiled per-game loop of ``kernels`` over the games concerned (R10-R39,
-R45-R47, by the same ``game.hand_rules`` functions as the scalar engine). Hands are 52-bit card masks in uint64
-(bit ``c`` for card ``c``). ``hand_state(i)`` rebuilds game ``i`` as an ``engine.HandState`` so the scalar
-engine's ``validate`` and a differential test can check this implementation against the other.
+R45-R47, by the same ``game.hand_rules`` functions as the scalar engine). Hands are card masks in uint64 (bit ``c``
+for card ``c``, the jokers' after the 52 natural cards'). ``hand_state(i)`` rebuilds game ``i`` as an
+``engine.HandState`` so the scalar engine's ``validate`` and a differential test can check this implementation
+against the other.
 """
 
 from __future__ import annotations
@@ -45,16 +46,17 @@ def kernel_array(values, dtype=None) -> np.ndarray:
     return np.require(values, dtype=dtype, requirements=("C_CONTIGUOUS", "WRITEABLE"))
 
 
-def bits_to_masks(bits: np.ndarray) -> np.ndarray:
-    """``(k, ACTION_WORDS)`` legal-action bit strings as ``(k, 108)`` bool masks."""
-    return np.unpackbits(bits.view(np.uint8), axis=1, count=N_ACTIONS, bitorder="little").view(bool)
+def bits_to_masks(bits: np.ndarray, n_actions: int = N_ACTIONS) -> np.ndarray:
+    """``(k, ACTION_WORDS)`` legal-action bit strings as ``(k, n_actions)`` bool masks (``Rules.n_actions``: 108,
+    or 110 with jokers)."""
+    return np.unpackbits(bits.view(np.uint8), axis=1, count=n_actions, bitorder="little").view(bool)
 
 
 def masks_to_bits(masks: np.ndarray) -> np.ndarray:
-    """``(k, 108)`` bool legal-action masks as ``(k, ACTION_WORDS)`` bit strings (the inverse of
+    """``(k, n_actions)`` bool legal-action masks as ``(k, ACTION_WORDS)`` bit strings (the inverse of
     ``bits_to_masks``)."""
     octets = np.zeros((masks.shape[0], 8 * ACTION_WORDS), dtype=np.uint8)
-    octets[:, :(N_ACTIONS + 7) // 8] = np.packbits(masks, axis=1, bitorder="little")
+    octets[:, :(masks.shape[1] + 7) // 8] = np.packbits(masks, axis=1, bitorder="little")
     return octets.view("<u8")
 
 
@@ -79,9 +81,10 @@ def random_set_bit(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 class HandBatch:
     """The state of ``n`` hands under one ``Rules``, as arrays indexed by game (and player where it applies).
 
-    Fields mirror ``engine.HandState``: ``deck`` (n, 52), ``hands``/``known``/``discarded``/``declined`` (n, 2) card
-    masks, ``stock_top``, ``pile`` (n, 52) with ``pile_len``, ``pile_mask`` (the same cards as a mask) and
-    ``pile_top`` (its top card), ``dealer``, ``current``, ``phase``, ``taken``, ``both_passed``, ``must_knock``,
+    Fields mirror ``engine.HandState``: ``deck`` (n, cards of the rules' deck), ``hands``/``known``/``discarded``/
+    ``declined`` (n, 2) card masks, ``stock_top``, ``pile`` (n, cards of the deck) with ``pile_len``, ``pile_mask``
+    (the same cards as a mask) and ``pile_top`` (its top card), ``dealer``, ``current``, ``phase``, ``taken``,
+    ``both_passed``, ``must_knock``,
     ``initial_upcard``, ``knock_limit``, ``turns``, ``upcard_draws`` and ``returns`` (R60, R61); the outcome as
     ``kind`` (with ``capped``: a dead hand ended by the turn cap, R19), ``winner``, ``points``, ``knocker``,
     ``knock_card``, ``knocker_deadwood``, ``defender_deadwood``.
@@ -99,9 +102,6 @@ class HandBatch:
         if rules.players != 2:
             raise ValueError(f"the batched engine plays two-player games only; rules.players={rules.players} is "
                              f"{format_name(rules.players)}: use GinRummy-v0 or gin_env.envs.pettingzoo")
-        if rules.jokers:
-            raise ValueError(f"{rules.describe()}: the batched engine deals no jokers yet; with jokers > 0 only the "
-                             "solver and engine.score_knock take these rules")
         self.rules = rules
         self.n = n
         #: Bumped by every deal and step, so views of an older moment can tell they are stale.
@@ -112,8 +112,8 @@ class HandBatch:
         self.switches = np.zeros((kernels.N_SWITCHES, n), dtype=bool)
         self.card_masks = np.zeros((kernels.N_CARD_MASKS, n), dtype=np.uint64)
         self.player_masks = np.zeros((kernels.N_PLAYER_MASKS, n, 2), dtype=np.uint64)
-        self.deck = np.zeros((n, cards.N_CARDS), dtype=np.int64)
-        self.pile = np.zeros((n, cards.N_CARDS), dtype=np.int64)
+        self.deck = np.zeros((n, rules.deck.n_cards), dtype=np.int64)
+        self.pile = np.zeros((n, rules.deck.n_cards), dtype=np.int64)
         self._bind_fields()
         self.pile_top[:] = NO_CARD
         self.phase[:] = OVER
@@ -219,7 +219,10 @@ class HandBatch:
         return [self.hand_state(i) for i in range(self.n)]
 
     def deal(self, games: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
-        """Deal new hands in ``games`` from ``decks`` ((k, 52) permutations, index 0 on top) (R10)."""
+        """Deal new hands in ``games`` from ``decks`` ((k, cards of the deck) permutations, index 0 on top) (R10)."""
+        if np.shape(decks)[1:] != self.deck.shape[1:]:
+            raise ValueError(f"deal: decks of shape {np.shape(decks)} for {self.rules.describe()}, whose deck has "
+                             f"{self.deck.shape[1]} cards")
         self.version += 1
         kernels.deal(kernel_array(games, np.int64), kernel_array(decks), kernel_array(dealers, np.int64),
                      self.rule_values, self.numbers, self.switches, self.card_masks, self.player_masks, self.deck,
@@ -227,15 +230,16 @@ class HandBatch:
 
     def stock_size(self, games: np.ndarray | None = None) -> np.ndarray:
         top = self.stock_top if games is None else self.stock_top.take(games)
-        return cards.N_CARDS - top
+        return self.rules.deck.n_cards - top
 
     def top_discard(self, games: np.ndarray) -> np.ndarray:
         """Top card of each game's pile, NO_CARD where the pile is empty."""
         return self.pile_top.take(games)
 
     def legal_masks(self, games: np.ndarray | None = None) -> np.ndarray:
-        """``(k, 108)`` bool legal-action masks of ``games`` (all games by default); empty rows for finished hands."""
-        return bits_to_masks(self.legal_bits(games))
+        """``(k, n_actions)`` bool legal-action masks of ``games`` (all games by default); empty rows for finished
+        hands."""
+        return bits_to_masks(self.legal_bits(games), self.rules.n_actions)
 
     def legal_bits(self, games: np.ndarray | None = None) -> np.ndarray:
         """``legal_masks`` as bit strings: ``(k, ACTION_WORDS)`` uint64, bit ``a`` (least significant word first)
@@ -288,7 +292,7 @@ class HandBatch:
         out[eleven] = self.best_deadwood[games[eleven]]
         ten = (~eleven).nonzero()[0]
         if ten.size:
-            out[ten] = solver.deadwood_of_masks(self.hands[games[ten], player[ten]])
+            out[ten] = solver.deadwood_of_masks(self.hands[games[ten], player[ten]], self.rules)
         return out
 
     def hand_state(self, i: int) -> engine.HandState:

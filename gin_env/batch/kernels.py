@@ -16,8 +16,19 @@ import numpy as np
 from numba import njit
 
 from gin_env.batch.bits import card_bit
-from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
-from gin_env.game.cards import N_CARDS, NO_CARD
+from gin_env.game.actions import (
+    BIG_GIN,
+    DISCARD_BASE,
+    DISCARD_JOKER,
+    DRAW_STOCK,
+    KNOCK_BASE,
+    KNOCK_JOKER,
+    MAX_ACTIONS,
+    N_ACTIONS,
+    PASS,
+    TAKE_DISCARD,
+)
+from gin_env.game.cards import FULL_DECK, N_CARDS, NO_CARD
 from gin_env.game.engine import DEALT, DISCARD, OFFER, OVER, WALL
 from gin_env.game.hand_rules import JOKERS_ROW, KNOCK_ROW, TURN_ROW, knock, phases, turn
 from gin_env.game.hand_rules.knock import (  # noqa: F401 - the outcome codes are part of this module's interface
@@ -30,7 +41,7 @@ from gin_env.game.hand_rules.knock import (  # noqa: F401 - the outcome codes ar
     TIE,
     UNDERCUT,
 )
-from gin_env.game.hand_rules.taken_card import kept_card
+from gin_env.game.hand_rules.taken_card import kept_card, known_after_discard, recorded
 from gin_env.game.solver.kernels import deadwood_of, discard_phase_of, scratch_of
 from gin_env.game.solver.melds import showdown_of
 
@@ -54,6 +65,22 @@ N_PLAYER_MASKS = 4
 
 #: The legal-action bit string's words (``phases.legal_words``).
 ACTION_WORDS = phases.ACTION_WORDS
+_NATURALS = np.uint64(FULL_DECK)
+_JOKER_SHIFT = np.uint64(N_CARDS)
+
+
+@njit(cache=True, inline="always")
+def deck_jokers(turn_values):
+    """The uint64 mask of the deck's jokers (``Deck.joker_mask``), from its size in ``turn_values``."""
+    return ~_NATURALS & ((np.uint64(1) << np.uint64(turn_values[turn.DECK_CARDS])) - np.uint64(1))
+
+
+@njit(cache=True, inline="always")
+def _action_card(a, hand):
+    """The card a DISCARD or KNOCK action moves: its own, or for a joker action the lowest joker of ``hand`` (R72)."""
+    if a >= DISCARD_JOKER:
+        return N_CARDS + (0 if (hand >> _JOKER_SHIFT) & np.uint64(1) else 1)
+    return a - KNOCK_BASE if a >= KNOCK_BASE else a - DISCARD_BASE
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -107,13 +134,13 @@ def solve_entered(rule_values, numbers, switches, card_masks, player_masks):
 
 @njit(cache=True)
 def deal(games, decks, dealers, rule_values, numbers, switches, card_masks, player_masks, deck, pile):
-    """Deal new hands in ``games`` from ``decks`` ((k, 52) permutations, index 0 on top) (R10)."""
+    """Deal new hands in ``games`` from ``decks`` ((k, cards of the deck) permutations, index 0 on top) (R10)."""
     eleven = rule_values[TURN_ROW, turn.ELEVEN_DEAL] != 0
     slots, per_card = scratch_of(rule_values[JOKERS_ROW])
     for i in range(games.size):
         g = games[i]
         dealer = dealers[i]
-        for c in range(N_CARDS):
+        for c in range(deck.shape[1]):
             deck[g, c] = decks[i, c]
         for p in range(2):
             for field in range(N_PLAYER_MASKS):
@@ -165,7 +192,7 @@ def legal_bits(games, rule_values, numbers, switches, card_masks, player_masks, 
     for i in range(games.size):
         g = games[i]
         out[i, 0], out[i, 1] = phases.legal_words(
-            numbers[PHASE, g], turn.can_draw_stock(turn_values, N_CARDS - numbers[STOCK_TOP, g]),
+            numbers[PHASE, g], turn.can_draw_stock(turn_values, turn_values[turn.DECK_CARDS] - numbers[STOCK_TOP, g]),
             numbers[PILE_LEN, g] > 0 and not switches[BOTH_PASSED, g], switches[WALL_TAKE, g],
             switches[BIG_GIN_FLAG, g], switches[MUST_KNOCK, g], player_masks[HANDS, g, numbers[CURRENT, g]],
             kept_card(turn_values[turn.DISCARD_TAKEN], numbers[TAKEN, g]), card_masks[KNOCK_CARDS, g])
@@ -209,7 +236,7 @@ def _first_illegal(games, chosen, known_legal, rule_values, numbers, switches, c
         legal_bits(games, rule_values, numbers, switches, card_masks, player_masks, legal)
     for i in range(games.size):
         a = chosen[i]
-        if a < 0 or a >= N_ACTIONS or not (legal[i, a // 64] >> np.uint64(a % 64)) & np.uint64(1):
+        if a < 0 or a >= MAX_ACTIONS or not (legal[i, a // 64] >> np.uint64(a % 64)) & np.uint64(1):
             return i
     return -1
 
@@ -222,7 +249,8 @@ def _pass(g, player, rule_values, numbers, switches, player_masks):
     if phase == OVER:
         _end_dead(g, False, numbers, switches)
         return
-    player_masks[DECLINED, g, player] |= card_bit(numbers[PILE_TOP, g])
+    player_masks[DECLINED, g, player] = recorded(player_masks[DECLINED, g, player], card_bit(numbers[PILE_TOP, g]),
+                                                 deck_jokers(rule_values[TURN_ROW]))
     numbers[PHASE, g] = phase
 
 
@@ -245,7 +273,8 @@ def _take(g, a, player, rule_values, numbers, switches, card_masks, player_masks
         card_masks[PILE_MASK, g] ^= bit
         numbers[TAKEN, g] = top
     else:
-        player_masks[DECLINED, g, player] |= card_bit(top)
+        player_masks[DECLINED, g, player] = recorded(player_masks[DECLINED, g, player], card_bit(top),
+                                                     deck_jokers(rule_values[TURN_ROW]))
         bit = card_bit(deck[g, numbers[STOCK_TOP, g]])
         numbers[STOCK_TOP, g] += 1
         numbers[TAKEN, g] = NO_CARD
@@ -278,11 +307,13 @@ def _after_discard(g, card, player, rule_values, numbers, switches, player_masks
     """The turn passes after discarding ``card``; the hand may die here (R19, R37, R61) or reach the wall (R38)."""
     returns = turn.returns_after(numbers[RETURNS, g], card, numbers[TAKEN, g])
     numbers[RETURNS, g] = returns
-    player_masks[DISCARDED, g, player] |= card_bit(card)
+    player_masks[DISCARDED, g, player] = recorded(player_masks[DISCARDED, g, player], card_bit(card),
+                                                  deck_jokers(rule_values[TURN_ROW]))
     numbers[TAKEN, g] = NO_CARD
     numbers[TURNS, g] += 1
-    phase, numbers[CURRENT, g], capped = phases.after_discard(rule_values[TURN_ROW], player, numbers[TURNS, g],
-                                                              returns, N_CARDS - numbers[STOCK_TOP, g])
+    phase, numbers[CURRENT, g], capped = phases.after_discard(
+        rule_values[TURN_ROW], player, numbers[TURNS, g], returns,
+        rule_values[TURN_ROW, turn.DECK_CARDS] - numbers[STOCK_TOP, g])
     if phase == OVER:
         _end_dead(g, capped, numbers, switches)
         return
@@ -314,16 +345,17 @@ def step(games, chosen, known_legal, rule_values, numbers, switches, card_masks,
         elif a == BIG_GIN:
             _knock(g, NO_CARD, player, rule_values, numbers, switches, player_masks, slots, inner)
         else:  # a discard (R16), or a knock: the card goes face up (face down for a knock, R21) on the pile
-            card = a - KNOCK_BASE if a >= KNOCK_BASE else a - DISCARD_BASE
+            card = _action_card(a, player_masks[HANDS, g, player])
             bit = card_bit(card)
             player_masks[HANDS, g, player] ^= bit
-            player_masks[KNOWN, g, player] &= ~bit
+            player_masks[KNOWN, g, player] = known_after_discard(player_masks[KNOWN, g, player], bit,
+                                                                 deck_jokers(rule_values[TURN_ROW]))
             length = numbers[PILE_LEN, g]
             pile[g, length] = card
             numbers[PILE_LEN, g] = length + 1
             numbers[PILE_TOP, g] = card
             card_masks[PILE_MASK, g] |= bit
-            if a >= KNOCK_BASE:
+            if a == KNOCK_JOKER or KNOCK_BASE <= a < N_ACTIONS:
                 _knock(g, card, player, rule_values, numbers, switches, player_masks, slots, inner)
             else:
                 _after_discard(g, card, player, rule_values, numbers, switches, player_masks, slots, per_card)

@@ -15,11 +15,11 @@ from gin_env.batch.hand_batch import NO_CARD, HandBatch, bits_to_masks
 from gin_env.game import cards, solver
 from gin_env.game.cards import card_bits
 from gin_env.game.engine import DISCARD, OVER
-from gin_env.game.hand_rules import JOKERS_ROW
 from gin_env.game.match_record import EMPTY_RECORD, RECORD_SIZE, encode_record
-from gin_env.game.observation import OBS_SIZE, PlayerView, obs_size, view
+from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE, PlayerView, jokers_by_count, obs_layout, view
 
-_FULL_DECK = np.uint64(cards.FULL_DECK)
+_NATURALS = np.uint64(cards.FULL_DECK)
+_JOKER_SHIFT = np.uint64(cards.N_CARDS)
 #: The scores ``encode_rows`` reads when a view has none (single-hand play: every score entry is 0).
 _NO_SCORES = np.zeros((0, 2), dtype=np.int64)
 
@@ -83,20 +83,42 @@ class BatchView:
         return self._batch().phase.take(self._games)
 
     @_computed_once
+    def _jokers(self) -> list[np.ndarray] | None:
+        """The joker bits of each of ``observation.JOKER_PLACES`` (``jokers_by_count``: which joker is which is never
+        information, R72); None without jokers."""
+        if not self.rules.jokers:
+            return None
+        b = self._batch()
+        jokers = np.uint64(self.rules.deck.joker_mask)
+        on_top = (b.top_discard(self._games) >= cards.N_CARDS).astype(np.uint64)
+        held, below, known = (np.bitwise_count(masks & jokers).astype(np.uint64) for masks in (
+            self._own(b.hands), b.pile_mask.take(self._games), self._opponents(b.known)))
+        below -= on_top
+        return jokers_by_count((held, on_top, below, known, self.rules.jokers - held - on_top - below - known))
+
+    def _named(self, masks: np.ndarray, place: int) -> np.ndarray:
+        """``masks`` with their jokers named as ``_jokers`` names those of ``JOKER_PLACES[place]``."""
+        return masks if self._jokers is None else masks & _NATURALS | self._jokers[place]
+
+    @_computed_once
     def hand(self) -> np.ndarray:
-        return self._own(self._batch().hands)
+        return self._named(self._own(self._batch().hands), 0)
 
     @_computed_once
     def top_discard(self) -> np.ndarray:
-        return self._batch().top_discard(self._games)
+        top = self._batch().top_discard(self._games)
+        if self._jokers is None:
+            return top
+        return np.where(top >= cards.N_CARDS, cards.N_CARDS + np.bitwise_count(self.hand >> _JOKER_SHIFT), top)
 
     @_computed_once
     def pile_rest(self) -> np.ndarray:
-        return self._batch().pile_mask.take(self._games) & ~card_bits(self.top_discard)
+        b = self._batch()
+        return self._named(b.pile_mask.take(self._games) & ~card_bits(b.top_discard(self._games)), 2)
 
     @_computed_once
     def opponent_known(self) -> np.ndarray:
-        return self._opponents(self._batch().known)
+        return self._named(self._opponents(self._batch().known), 3)
 
     @_computed_once
     def opponent_discards(self) -> np.ndarray:
@@ -109,7 +131,7 @@ class BatchView:
     @_computed_once
     def unseen(self) -> np.ndarray:
         seen = self.hand | self.pile_rest | self.opponent_known | card_bits(self.top_discard)
-        return _FULL_DECK & ~seen
+        return np.uint64(self.rules.deck.full_mask) & ~seen
 
     @_computed_once
     def stock_size(self) -> np.ndarray:
@@ -131,7 +153,8 @@ class BatchView:
 
     @_computed_once
     def taken(self) -> np.ndarray:
-        return np.where(self.to_act, self._batch().taken.take(self._games), NO_CARD)
+        # A joker taken is the lowest of the hand's, as jokers are named (R72).
+        return np.minimum(np.where(self.to_act, self._batch().taken.take(self._games), NO_CARD), cards.N_CARDS)
 
     @_computed_once
     def is_dealer(self) -> np.ndarray:
@@ -156,7 +179,7 @@ class BatchView:
 
     @_computed_once
     def legal_mask(self) -> np.ndarray:
-        return bits_to_masks(self.legal_bits)
+        return bits_to_masks(self.legal_bits, self.rules.n_actions)
 
     @_computed_once
     def legal_bits(self) -> np.ndarray:
@@ -175,7 +198,7 @@ class BatchView:
         out = self._batch().best_deadwood.take(self._games)
         ten = (~self._discarding).nonzero()[0]
         if ten.size:
-            out[ten] = solver.deadwood_of_masks(self.hand.take(ten))
+            out[ten] = solver.deadwood_of_masks(self.hand.take(ten), self.rules)
         return out
 
     def player_view(self, row: int) -> PlayerView:
@@ -196,17 +219,20 @@ def batch_view(b: HandBatch, games: np.ndarray, players: np.ndarray, scores: np.
 
 
 def encode_batch(v: BatchView, out: np.ndarray | None = None, match_record: bool = False) -> np.ndarray:
-    """``(k, OBS_SIZE)`` float32: row i equals ``observation.encode`` of game i's ``PlayerView``; with
-    ``match_record``, ``(k, RECORD_OBS_SIZE)``, the match record appended as ``encode(view, match_record=True)``
-    does. ``out``: an array of that shape to write into (and return) instead of a new one. One compiled pass over
-    the games (``encode_kernel``)."""
+    """``(k, size)`` float32: row i equals ``observation.encode`` of game i's ``PlayerView`` (``obs_layout`` of the
+    rules gives the size: ``OBS_SIZE`` for the standard deck); with ``match_record`` the match record appended as
+    ``encode(view, match_record=True)`` does. ``out``: an array of that shape to write into (and return) instead of
+    a new one. One compiled pass over the games (``encode_kernel``)."""
     b = v._batch()
     k = v.player.size
+    layout = obs_layout(v.rules, match_record=match_record)
+    size = max(span.stop for span in layout.values())
     if out is None:
-        out = np.empty((k, obs_size(match_record)), dtype=np.float32)
+        out = np.empty((k, size), dtype=np.float32)
     scores = v.scores if v._scores is not None else _NO_SCORES
-    encode_rows(v._games, v.player, scores, v.rules.target or 0, b.rule_values[JOKERS_ROW], b.numbers, b.card_masks,
+    jokers_at = layout["jokers"].start if "jokers" in layout else 0
+    encode_rows(v._games, v.player, scores, v.rules.target or 0, b.rule_values, jokers_at, b.numbers, b.card_masks,
                 b.player_masks, out)
     if match_record:
-        out[:, OBS_SIZE:] = encode_record(v.record)
+        out[:, OBS_SIZE:RECORD_OBS_SIZE] = encode_record(v.record)
     return out

@@ -11,6 +11,7 @@ A hand is held in one of three forms, and this module owns the conversions betwe
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -74,6 +75,11 @@ class Deck:
     def full_mask(self) -> int:
         """The card mask holding every card of the deck."""
         return (1 << self.n_cards) - 1
+
+    @functools.cached_property
+    def joker_mask(self) -> int:
+        """The card mask holding the deck's jokers (0 without any)."""
+        return self.full_mask & ~((1 << self.n_naturals) - 1)
 
     @property
     def dealt(self) -> int:
@@ -156,8 +162,9 @@ SUIT_SHIFTS = np.array([N_RANKS * s for s in range(N_SUITS)], dtype=np.uint64)[:
 PACK_SHIFTS = np.array([PACK_STRIDE * s for s in range(N_SUITS)], dtype=np.uint64)[:, None]
 #: The 13 rank bits of one suit.
 SUIT_RANKS = np.uint64((1 << N_RANKS) - 1)
-#: Bit c for card c, then 0 for NO_CARD (-1), which ``take`` reads as the last entry.
-_CARD_BITS_OR_NONE = np.append(np.left_shift(np.uint64(1), np.arange(N_CARDS, dtype=np.uint64)), np.uint64(0))
+#: Bit c for card c of any deck, then 0 for NO_CARD (-1), which ``take`` reads as the last entry.
+_CARD_BITS_OR_NONE = np.append(np.left_shift(np.uint64(1), np.arange(LARGEST_DECK.n_cards, dtype=np.uint64)),
+                               np.uint64(0))
 
 
 def rank(card_id: int) -> int:

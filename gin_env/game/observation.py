@@ -28,6 +28,14 @@ name                   size  meaning
 A card plane uses the card ids of ``cards.py`` (``suit * 13 + rank``), so ``plane.reshape(4, 13)`` is the suit x
 rank grid. ``encode(view, match_record=True)`` appends the view's match record (``match_record``), 6 more entries
 laid out by ``RECORD_OBS_LAYOUT``: what the envs give with ``match_record=True``.
+
+With jokers (R62, R72) the planes hold the natural cards and ``jokers`` follows everything above: the seven counts
+of ``JOKER_COUNTS``, each over the deck's jokers, so the standard layout is a prefix of every layout. Which joker is
+which is never information: a view names the jokers of each place by count, the lowest ids to its own hand, then the
+top discard, the rest of the pile, the opponent's known cards and the unseen ones (``jokers_by_count``); its records
+of the opponent's discards and declined cards hold the lowest ids, one per joker seen. The stock entry can then pass
+1 (a stock of 33 over 31), and so can the deadwood entry (two jokers and eight tens, 120 over 100): the scales stay
+the standard deck's, so an entry means the same in every game, and ``obs_bounds`` gives each deck its bounds.
 """
 
 from __future__ import annotations
@@ -55,6 +63,13 @@ KNOCK_LIMIT_SCALE = 10
 DEADWOOD_SCALE = cards.STANDARD_DECK.max_deadwood
 #: Scale of the stock entry: the stock after the deal (31 in the standard deck).
 STOCK_SCALE = cards.STOCK_AFTER_DEAL
+#: The joker counts of R72, in layout order (``jokers``): held, the top discard, below it in the pile, known in the
+#: opponent's hand (taken from the pile, less jokers it discarded since), the opponent's discards this hand, the
+#: upcards and discards it declined, and the unseen ones; each over the deck's jokers.
+JOKER_COUNTS = ("hand", "top_discard", "pile_rest", "opponent_known", "opponent_discards", "opponent_declined",
+                "unseen")
+#: The places that hold each joker, in the order ``jokers_by_count`` gives them ids.
+JOKER_PLACES = ("hand", "top_discard", "pile_rest", "opponent_known", "unseen")
 
 
 def consecutive(sizes: list[tuple[str, int]], span=slice) -> dict:
@@ -91,6 +106,8 @@ def _layout(deck: cards.Deck, match_record: bool, privileged: bool) -> tuple[tup
               ("scores", 2)]
     if match_record:
         sizes.append(("record", RECORD_SIZE))
+    if deck.n_jokers:
+        sizes.append(("jokers", len(JOKER_COUNTS)))
     if privileged:
         sizes += [(name, deck.n_naturals) for name in PRIVILEGED_PLANES]
     return tuple(consecutive(sizes).items())
@@ -115,6 +132,9 @@ assert _SCORES_AT == _DEADWOOD_AT + 1
 #: _BYTE_ENTRIES[b]: the 8 bits of byte b, least significant first, as float32 entries.
 _BYTE_ENTRIES = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
 _BYTE = np.uint64(0xFF)
+_JOKER_SHIFT = np.uint64(cards.N_CARDS)
+_ONE = np.uint64(1)
+assert cards.MAX_JOKERS == 2, "_jokers_in counts two joker bits"
 
 #: The observation with the match record appended (``match_record=True`` in the envs, ``match_record``): each of
 #: ``RECORD_KINDS`` counted for the viewer, then for its opponent, over ``RECORD_SCALE`` and capped at 1.
@@ -148,10 +168,14 @@ def observation_parts(size: int, rules: Rules | None = None) -> tuple[bool, bool
 def obs_bounds(match_record: bool = False, privileged: bool = False, rules: Rules | None = None
                ) -> tuple[np.ndarray, np.ndarray]:
     """The low and high bounds of every entry of the observation ``obs_layout`` lays out for these flags and rules:
-    0 and 1, but for the knock limit's (``MAX_KNOCK_LIMIT`` over its scale)."""
+    0 and 1, but for the knock limit's (``MAX_KNOCK_LIMIT`` over its scale) and, with jokers, the stock's and the
+    deadwood's (the deck's largest over the standard scales)."""
+    deck = rules.deck if rules is not None else cards.STANDARD_DECK
     size = obs_size(match_record, privileged, rules)
     high = np.ones(size, dtype=np.float32)
     high[OBS_LAYOUT["knock_limit"]] = MAX_KNOCK_LIMIT / KNOCK_LIMIT_SCALE
+    high[OBS_LAYOUT["stock_size"]] = deck.stock_after_deal / STOCK_SCALE
+    high[OBS_LAYOUT["deadwood"]] = deck.max_deadwood / DEADWOOD_SCALE
     return np.zeros(size, dtype=np.float32), high
 
 
@@ -239,9 +263,6 @@ def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0),
 
     Reads the viewer's own hand and the public fields only; the opponent's hand and the stock order are never
     touched, so two states that differ only there give equal views."""
-    if state.rules.jokers:
-        raise ValueError(f"{state.rules.describe()}: no view of a hand with jokers is built yet (R72's joker counts); "
-                         "with jokers > 0 the engine and the solver play, the envs and agents do not")
     opponent = 1 - player
     pile = state.pile
     top = pile[-1] if pile else engine.NO_CARD
@@ -255,45 +276,80 @@ def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0),
     hand = state.hands[player]
     opponent_known = known[opponent]
     to_act = player == state.current and state.phase != engine.OVER
-    return PlayerView(
+    v = PlayerView(
         state.rules, player, state.phase, hand, top, pile_rest, opponent_known, state.discarded[opponent],
         state.declined[opponent], cards.FULL_DECK & ~(hand | pile_rest | opponent_known | top_bit),
-        cards.N_CARDS - state.stock_top, state.knock_limit, own_deadwood(state, player),
+        engine.stock_size(state), state.knock_limit, own_deadwood(state, player),
         state.taken if player == state.current else engine.NO_CARD, player == state.dealer, upcard,
         (scores[player], scores[opponent]), state.rules.target,
         engine.legal_mask(state) if to_act else _NO_ACTIONS, seen_by(record, player))
+    return _jokers_named_by_count(v, state) if state.rules.jokers else v
+
+
+def jokers_by_count(counts):
+    """The joker bits of ``JOKER_PLACES``, given how many jokers each holds (ints, or numpy arrays of uint64 for many
+    views at once): the lowest ids to the first place, the next to the second, and so on (R72)."""
+    bits, first = [], 0
+    for n in counts:
+        bits.append(((1 << n) - 1) << (cards.N_CARDS + first))
+        first = first + n
+    return bits
+
+
+def _jokers_named_by_count(v: PlayerView, state: engine.HandState) -> PlayerView:
+    """``v`` with its jokers renamed as ``jokers_by_count`` names them, so that no field tells which joker is
+    which (R72). ``v``'s records of the opponent's discards and declined cards count jokers already (the engine
+    keeps them so); its pile and unseen planes arrive without jokers, which the public pile gives."""
+    jokers = state.rules.deck.joker_mask
+    held = (v.hand & jokers).bit_count()
+    on_top = int(v.top_discard >= cards.N_CARDS)
+    below = sum(card >= cards.N_CARDS for card in state.pile[:-1])
+    known = (v.opponent_known & jokers).bit_count()
+    naturals = cards.FULL_DECK
+    hand, top, pile_rest, opponent_known, unseen = jokers_by_count(
+        (held, on_top, below, known, state.rules.jokers - held - on_top - below - known))
+    return v._replace(
+        hand=v.hand & naturals | hand, top_discard=top.bit_length() - 1 if on_top else v.top_discard,
+        pile_rest=v.pile_rest & naturals | pile_rest, opponent_known=v.opponent_known & naturals | opponent_known,
+        unseen=v.unseen | unseen, taken=min(v.taken, cards.N_CARDS) if v.taken != engine.NO_CARD else v.taken,
+        initial_upcard=min(v.initial_upcard, cards.N_CARDS))
 
 
 def encode(v: PlayerView, match_record: bool = False) -> np.ndarray:
-    """The flat ``(OBS_SIZE,)`` float32 encoding of a view (layout: ``OBS_LAYOUT``); with ``match_record``, the
-    ``(RECORD_OBS_SIZE,)`` one, the view's match record appended (``RECORD_OBS_LAYOUT``)."""
-    out = np.empty(RECORD_OBS_SIZE if match_record else OBS_SIZE, dtype=np.float32)
+    """The flat float32 encoding of a view, as ``obs_layout`` lays it out for the view's rules: ``(OBS_SIZE,)``
+    (``OBS_LAYOUT``) under the standard deck; with ``match_record`` the view's match record follows the scalars
+    (``RECORD_OBS_LAYOUT``); with jokers, their counts last (``JOKER_COUNTS``)."""
+    deck = v.rules.deck
+    layout = _layout(deck, bool(match_record), False)
+    out = np.empty(layout[-1][1].stop, dtype=np.float32)
     top = 1 << v.top_discard if v.top_discard != engine.NO_CARD else 0
     target = v.target
     own, opp = (min(v.scores[0] / target, 1.0), min(v.scores[1] / target, 1.0)) if target else (0.0, 0.0)
     _encode_view(out, v.hand, top, v.pile_rest, v.opponent_known, v.opponent_discards, v.opponent_declined,
-                 v.unseen, v.phase, v.is_dealer, v.stock_size, v.knock_limit, v.deadwood, own, opp)
+                 v.unseen, v.phase, v.is_dealer, v.stock_size, v.knock_limit, v.deadwood, own, opp,
+                 layout[-1][1].start if deck.n_jokers else 0, deck.n_jokers)
     if match_record:
-        out[OBS_SIZE:] = encode_record(v.record)
+        out[OBS_SIZE:RECORD_OBS_SIZE] = encode_record(v.record)
     return out
 
 
 @njit(cache=True)
 def _encode_view(out, hand, top, pile_rest, opponent_known, opponent_discards, opponent_declined, unseen, phase,
-                 is_dealer, stock_size, knock_limit, deadwood, own_score, opponent_score):
-    """``write_encoding`` from Python: card masks come as ints, each below 2**52."""
+                 is_dealer, stock_size, knock_limit, deadwood, own_score, opponent_score, jokers_at, n_jokers):
+    """``write_encoding`` from Python: card masks come as ints, each below 2**54."""
     write_encoding(out, np.uint64(hand), np.uint64(top), np.uint64(pile_rest), np.uint64(opponent_known),
                    np.uint64(opponent_discards), np.uint64(opponent_declined), np.uint64(unseen), phase, is_dealer,
-                   stock_size, knock_limit, deadwood, own_score, opponent_score)
+                   stock_size, knock_limit, deadwood, own_score, opponent_score, jokers_at, n_jokers)
 
 
 @njit(cache=True, inline="always")
 def write_encoding(out, hand, top, pile_rest, opponent_known, opponent_discards, opponent_declined, unseen, phase,
-                   is_dealer, stock_size, knock_limit, deadwood, own_score, opponent_score):
-    """Write one observation into the float32 row ``out`` (``OBS_SIZE`` entries), entry for entry as ``OBS_LAYOUT``
-    lays it out: the planes from uint64 card masks (``top``: the top discard's bit, 0 for none), then the phase
-    one-hot, the dealer flag and the scalars (``own_score``, ``opponent_score``: already over the target, capped at
-    1). The one encoder of both the scalar and the batched observation."""
+                   is_dealer, stock_size, knock_limit, deadwood, own_score, opponent_score, jokers_at, n_jokers):
+    """Write one observation into the float32 row ``out``, entry for entry as ``obs_layout`` lays it out: the planes
+    from uint64 card masks (``top``: the top discard's bit, 0 for none), then the phase one-hot, the dealer flag and
+    the scalars (``own_score``, ``opponent_score``: already over the target, capped at 1); with ``n_jokers`` the
+    counts of the masks' jokers over ``n_jokers`` from entry ``jokers_at`` (``JOKER_COUNTS``; the unseen mask holds
+    the unseen jokers). The one encoder of both the scalar and the batched observation."""
     _plane(out, 0 * cards.N_CARDS, hand)
     _plane(out, 1 * cards.N_CARDS, top)
     _plane(out, 2 * cards.N_CARDS, pile_rest)
@@ -310,6 +366,21 @@ def write_encoding(out, hand, top, pile_rest, opponent_known, opponent_discards,
     out[_DEADWOOD_AT] = deadwood / DEADWOOD_SCALE
     out[_SCORES_AT] = own_score
     out[_SCORES_AT + 1] = opponent_score
+    if n_jokers:
+        out[jokers_at] = _jokers_in(hand) / n_jokers
+        out[jokers_at + 1] = _jokers_in(top) / n_jokers
+        out[jokers_at + 2] = _jokers_in(pile_rest) / n_jokers
+        out[jokers_at + 3] = _jokers_in(opponent_known) / n_jokers
+        out[jokers_at + 4] = _jokers_in(opponent_discards) / n_jokers
+        out[jokers_at + 5] = _jokers_in(opponent_declined) / n_jokers
+        out[jokers_at + 6] = _jokers_in(unseen) / n_jokers
+
+
+@njit(cache=True, inline="always")
+def _jokers_in(mask):
+    """The jokers of a uint64 card mask (their bits follow the natural cards', R62; a deck has at most two)."""
+    jokers = mask >> _JOKER_SHIFT
+    return (jokers & _ONE) + ((jokers >> _ONE) & _ONE)
 
 
 @njit(cache=True, inline="always")

@@ -15,7 +15,6 @@ from typing import NamedTuple
 import numpy as np
 
 from gin_env.batch.hand_batch import DEAD, NO_PLAYER, HandBatch
-from gin_env.game import cards
 from gin_env.game.hand_rules import between_hands
 from gin_env.game.match import FIXED_FIRST_DEALER
 from gin_env.game.match_record import ADDS_BY_KIND, RECORD_KINDS
@@ -81,7 +80,7 @@ class BatchTable:
 
     def deal(self, games: np.ndarray, dealers: np.ndarray, rng: np.random.Generator) -> None:
         """Deal a hand, shuffled with ``rng``, in each of ``games``."""
-        decks = rng.permuted(np.tile(np.arange(cards.N_CARDS, dtype=np.int8), (games.size, 1)), axis=1)
+        decks = rng.permuted(np.tile(np.arange(self.rules.deck.n_cards, dtype=np.int8), (games.size, 1)), axis=1)
         self.batch.deal(games, decks, dealers)
 
     def record(self, games: np.ndarray, seats: np.ndarray, rng: np.random.Generator) -> Recorded:

@@ -38,7 +38,7 @@ from gin_env.game.engine.state import (
 )
 from gin_env.game.hand_rules import phases, turn
 from gin_env.game.hand_rules.knock import big_gin_legal
-from gin_env.game.hand_rules.taken_card import blocks, kept_card, known_after_discard
+from gin_env.game.hand_rules.taken_card import blocks, kept_card, known_after_discard, recorded
 from gin_env.game.rules import Rules
 from gin_env.game.solver.kernels import deadwood_of_mask
 
@@ -168,7 +168,7 @@ def _pass(state: HandState) -> HandState:
     phase, current, both_passed = phases.after_pass(s.phase, p, s.dealer)
     if phase == OVER:
         return dataclasses.replace(state, phase=phase, current=current, both_passed=both_passed, outcome=DEAD_OUTCOME)
-    declined = _pair(s.declined, p, s.declined[p] | (1 << s.pile[-1]))
+    declined = _pair(s.declined, p, recorded(s.declined[p], 1 << s.pile[-1], s.rules.deck.joker_mask))
     return _new_state(s.rules, s.deck, s.hands, s.stock_top, s.pile, s.dealer, current, phase, s.taken, both_passed,
                       s.must_knock, s.initial_upcard, s.knock_limit, s.turns, s.known, s.discarded, declined,
                       s.outcome, s.upcard_draws, s.returns)
@@ -196,7 +196,7 @@ def _draw_stock(state: HandState) -> HandState:
     phase, must_knock, upcard_draws = phases.after_take(s.rules.turn_values, s.phase, False, s.upcard_draws)
     declined = s.declined
     if s.pile:
-        declined = _pair(declined, p, declined[p] | (1 << s.pile[-1]))
+        declined = _pair(declined, p, recorded(declined[p], 1 << s.pile[-1], s.rules.deck.joker_mask))
     return _new_state(s.rules, s.deck, _pair(s.hands, p, s.hands[p] | (1 << s.deck[s.stock_top])), s.stock_top + 1,
                       s.pile, s.dealer, p, phase, NO_CARD, False, must_knock, s.initial_upcard, s.knock_limit, s.turns,
                       s.known, s.discarded, declined, s.outcome, upcard_draws, s.returns)
@@ -228,14 +228,16 @@ def _discard(state: HandState, c: int) -> HandState:
     s = state
     p = s.current
     bit = 1 << c
+    jokers = s.rules.deck.joker_mask
     turns = s.turns + 1
     returns = turn.returns_after(s.returns, c, s.taken)
     phase, current, capped = phases.after_discard(s.rules.turn_values, p, turns, returns, stock_size(s))
     outcome = (CAPPED_OUTCOME if capped else DEAD_OUTCOME) if phase == OVER else None
     return _new_state(s.rules, s.deck, _pair(s.hands, p, s.hands[p] ^ bit), s.stock_top, s.pile + (c,), s.dealer,
                       current, phase, NO_CARD, s.both_passed, s.must_knock, s.initial_upcard, s.knock_limit, turns,
-                      _pair(s.known, p, known_after_discard(s.known[p], c)),
-                      _pair(s.discarded, p, s.discarded[p] | bit), s.declined, outcome, s.upcard_draws, returns)
+                      _pair(s.known, p, known_after_discard(s.known[p], bit, jokers)),
+                      _pair(s.discarded, p, recorded(s.discarded[p], bit, jokers)), s.declined, outcome,
+                      s.upcard_draws, returns)
 
 
 def _end_by_knock(state: HandState, knocker_hand: int, knock_card: int) -> HandState:
@@ -250,7 +252,7 @@ def _end_by_knock(state: HandState, knocker_hand: int, knock_card: int) -> HandS
     pile, known = state.pile, state.known
     if knock_card != NO_CARD:
         pile = pile + (knock_card,)
-        known = _pair(known, p, known_after_discard(known[p], knock_card))
+        known = _pair(known, p, known_after_discard(known[p], 1 << knock_card, state.rules.deck.joker_mask))
     return dataclasses.replace(
         state, hands=_pair(state.hands, p, knocker_hand), pile=pile, phase=OVER, taken=NO_CARD, must_knock=False,
         known=known, outcome=outcome)

@@ -123,23 +123,29 @@ def _check_flags(state: HandState) -> None:
 
 def _check_public(state: HandState, stock: int) -> None:
     """known is in the own hand and was face up; discarded and declined cards were face up, so never in the stock;
-    every face-up card of the pile was discarded by someone."""
+    every face-up card of the pile was discarded by someone. The records count jokers rather than name them (R72),
+    so for jokers these hold as counts: a player knows of no more jokers than it holds, and the pile's discarded
+    jokers are no more than the jokers discarded."""
+    jokers = state.rules.deck.joker_mask
     all_discarded = state.discarded[0] | state.discarded[1]
     upcard_bit = 1 << state.initial_upcard if state.initial_upcard != NO_CARD else 0
     for p in (0, 1):
-        if state.known[p] & ~state.hands[p]:
-            raise AssertionError(f"player {p} 'known' holds cards not in their hand: "
-                                 f"{cards.to_str(state.known[p] & ~state.hands[p])}")
-        if state.known[p] & ~(all_discarded | upcard_bit):
+        known = state.known[p]
+        if (known & ~jokers & ~state.hands[p]) or (known & jokers).bit_count() > (state.hands[p] & jokers).bit_count():
+            raise AssertionError(f"player {p} 'known' holds cards not in their hand: {cards.to_str(known)}")
+        if known & ~jokers & ~(all_discarded | upcard_bit):
             raise AssertionError(f"player {p} 'known' holds cards that never lay face up on the pile")
-        if (state.discarded[p] | state.declined[p]) & stock:
+        if (state.discarded[p] | state.declined[p]) & stock & ~jokers:
             raise AssertionError(f"player {p} discarded or declined cards that are in the stock")
     # The upcard lies at the bottom of the pile without anyone discarding it (it may be taken and discarded later).
     face_up = _mask_of(state.pile[1:] if state.pile[:1] == (state.initial_upcard,) else state.pile)
     if state.outcome is not None and state.outcome.knock_card != NO_CARD:
         face_up &= ~(1 << state.outcome.knock_card)
-    if face_up & ~all_discarded:
-        raise AssertionError(f"pile cards nobody discarded: {cards.to_str(face_up & ~all_discarded)}")
+    if face_up & ~jokers & ~all_discarded:
+        raise AssertionError(f"pile cards nobody discarded: {cards.to_str(face_up & ~jokers & ~all_discarded)}")
+    if (face_up & jokers).bit_count() > (state.discarded[0] & jokers).bit_count() + (
+            state.discarded[1] & jokers).bit_count():
+        raise AssertionError("more jokers face up on the pile than jokers discarded (R72)")
 
 
 def _check_mask(state: HandState) -> None:

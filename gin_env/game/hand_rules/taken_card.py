@@ -26,11 +26,29 @@ def blocks(kept, card):
 
 
 @register_jitable(inline="always")
-def known_after_discard(known, card):
+def known_after_discard(known, bit, jokers):
     """R72: the cards a player is known to hold from the pile (``known``, a card mask) after it discards or knocks
-    with ``card``: without it, or for a joker one known joker fewer (the lowest id), never below none: which joker
-    is which is never information, so a joker discarded counts against any joker taken."""
-    if card < N_CARDS:
-        return known & ~(1 << card)
-    jokers = known >> N_CARDS
-    return known & ~((jokers & -jokers) << N_CARDS)
+    with the card of mask bit ``bit``: without it, or for a joker one known joker fewer (the lowest), never below
+    none. Which joker is which is never information, so a joker discarded counts against any joker taken.
+    ``jokers`` is the deck's joker mask (``Deck.joker_mask``), of the masks' own type: masks stay uint64 compiled."""
+    if bit & jokers:
+        held = known & jokers
+        return known ^ _lowest(held, bit // bit)
+    return known & ~bit
+
+
+@register_jitable(inline="always")
+def recorded(record, bit, jokers):
+    """R72: a player's record of cards seen leave or pass it (``record``: its discards, or the cards it declined)
+    after one more, of mask bit ``bit``: with that bit, or for a joker one more of the deck's ``jokers`` (the lowest
+    not yet set, and none past the deck's), so that the record counts jokers and never tells which one it was."""
+    if bit & jokers:
+        return record | _lowest(jokers & ~record, bit // bit)
+    return record | bit
+
+
+@register_jitable(inline="always")
+def _lowest(mask, one):
+    """The lowest set bit of ``mask`` (0 for none); ``one`` is 1 of the mask's type, since a literal 1 would make a
+    uint64 mask a float when compiled."""
+    return mask ^ (mask & (mask - one))

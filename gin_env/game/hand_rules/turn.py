@@ -13,7 +13,8 @@ from numba.extending import register_jitable
 from gin_env.game.hand_rules.taken_card import blocks
 
 #: Entries of ``turn_values``.
-(WALL, WALL_UPCARD_KNOCK, MAX_TURNS, MAX_UPCARD_DRAWS, REPEAT_DISCARD_ENDS, DISCARD_TAKEN, ELEVEN_DEAL) = range(7)
+(WALL, WALL_UPCARD_KNOCK, MAX_TURNS, MAX_UPCARD_DRAWS, REPEAT_DISCARD_ENDS, DISCARD_TAKEN, ELEVEN_DEAL,
+ DECK_CARDS) = range(8)
 #: ``MAX_TURNS`` or ``MAX_UPCARD_DRAWS`` when there is no such cap.
 NO_CAP = -1
 #: Returns in a row that end the hand under ``repeat_discard_ends`` (R61): one by each player.
@@ -24,7 +25,7 @@ def turn_values(rules) -> tuple:
     """The ``Rules`` options this module reads, in the order of the entries above."""
     return (rules.wall, rules.wall_upcard_knock, NO_CAP if rules.max_turns is None else rules.max_turns,
             NO_CAP if rules.max_upcard_draws is None else rules.max_upcard_draws, rules.repeat_discard_ends,
-            rules.discard_taken_card, rules.deal_mode == "eleven")
+            rules.discard_taken_card, rules.deal_mode == "eleven", rules.deck.n_cards)
 
 
 @register_jitable(inline="always")
