@@ -16,7 +16,7 @@ from gin_env.arguments import ArgumentParser, at_least
 from gin_env.datasets import collect
 from gin_env.datasets.episodes import Collection
 from gin_env.evaluation import runner
-from gin_env.game.rules import PRESETS, Rules
+from gin_env.game import rule_options
 
 #: Exit code after Ctrl-C, as a shell reports a process ended by SIGINT.
 INTERRUPTED = 130
@@ -39,7 +39,7 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
     episodes = at_least(1, most=collect.MAX_EPISODES, why_most=" episodes in one dataset")
     games.add_argument("--hands", type=episodes, metavar="N", help="N episodes of one hand (one deal with four)")
     games.add_argument("--matches", type=episodes, metavar="N", help="N episodes of a game to the target score")
-    out.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
+    rule_options.add_options(out)
     out.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="2 (default), 3 or 4")
     out.add_argument("--room", type=at_least(1), nargs=2, metavar=("K0", "K1"),
                      help="a room: K0 and K1 players share seats 0 and 1 (R58); the recorded agent is the first of "
@@ -67,14 +67,16 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
 
 
 def default_id(args: argparse.Namespace) -> str:
-    """``gin-rummy/PLAYER-vs-OTHERS-RULES[-FORMAT]-v0`` from the options (a model file by its name)."""
+    """``gin-rummy/PLAYER-vs-OTHERS-RULES[-FORMAT]-v0`` from the options (a model file by its name; RULES is the
+    preset, or ``PRESET-custom`` with ``--rule``)."""
     def short(name: str) -> str:
         name = os.path.splitext(os.path.basename(name))[0] if agents.is_path(name) else name
         return re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower() or "agent"
 
     others = "-".join(dict.fromkeys(short(name) for name in args.others))
     form = f"-room{args.room[0]}x{args.room[1]}" if args.room else ("" if args.players == 2 else f"-{args.players}p")
-    return f"{NAMESPACE}/{short(args.player)}-vs-{others}-{args.rules}{form}-v0"
+    rules = short(f"{args.rules}+custom" if args.rule else args.rules)
+    return f"{NAMESPACE}/{short(args.player)}-vs-{others}-{rules}{form}-v0"
 
 
 def check(args: argparse.Namespace) -> tuple[Collection, str, str]:
@@ -83,11 +85,12 @@ def check(args: argparse.Namespace) -> tuple[Collection, str, str]:
     from gin_env.datasets import minari_files
 
     episode = "match" if args.matches is not None else "hand"
-    if episode == "match" and Rules.preset(args.rules).target is None:
-        raise ValueError(f"--matches: rules {args.rules!r} have no target score; use --hands")
+    rules = rule_options.rules_from(args.rules, args.rule)
+    if episode == "match" and rules.target is None:
+        raise ValueError(f"--matches: {rules.describe()} have no target score; use --hands")
     if args.match_record and episode != "match":
         raise ValueError("--match-record needs --matches: an episode of one hand has no earlier hands to record")
-    collection = Collection(args.player, tuple(args.others), args.rules, args.players,
+    collection = Collection(args.player, tuple(args.others), rules, args.players,
                             None if args.room is None else tuple(args.room), episode, args.learner_seat, args.seed,
                             args.information_state, args.match_record)
     for name in (args.player, *args.others):
@@ -140,10 +143,11 @@ def _write(args: argparse.Namespace, collection: Collection, dataset_id: str, ro
     try:
         episodes = collect.collect(collection, n, args.workers, not args.no_progress)
         env = gym.make("GinRummy-v0", **collection.env_kwargs())
+        rules = rule_options.label(collection.game_rules())
         folder = minari_files.write_dataset(
             root, dataset_id, episodes, env, algorithm_name=f"{args.player} against {', '.join(args.others)}",
             description=f"gin-env {collection.episode} episodes of {args.player} against {', '.join(args.others)} "
-                        f"under the {args.rules} rules", metadata=collect.metadata(collection, episodes))
+                        f"under the {rules} rules", metadata=collect.metadata(collection, episodes))
     except KeyboardInterrupt:
         print(f"{prog}: interrupted; no dataset written", file=sys.stderr)
         return INTERRUPTED

@@ -7,7 +7,6 @@ from gin_env.datasets.episodes import REWARD_SCALE, Collection, Episode, agent_r
 from gin_env.evaluation import runner
 from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import obs_size
-from gin_env.game.rules import Rules
 
 #: Episodes per piece of work sent to a worker: an even split, a live bar, little traffic between processes.
 CHUNK = 20
@@ -34,7 +33,7 @@ def metadata(collection: Collection, episodes: list[Episode]) -> dict:
         "version": __version__,
         "player": agent_record(collection.player),
         "others": others,
-        "rules": Rules.preset(collection.rules).as_dict(),
+        "rules": collection.game_rules().as_dict(),
         "players": collection.players,
         "room": None if collection.room is None else list(collection.room),
         "episode": collection.episode,

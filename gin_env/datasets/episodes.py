@@ -18,7 +18,9 @@ import numpy as np
 
 from gin_env import agents
 from gin_env.envs.roles import LISTED
+from gin_env.game import rule_options
 from gin_env.game.rules import Rules
+from gin_env.table.checks import resolve_rules
 from gin_env.table.formats import make_table, resolve_format
 
 #: The GinRummy-v0 roles of the other agents, in the order a line-up lists them, for a format's table.
@@ -34,15 +36,15 @@ NO_DEADWOOD = -1
 @dataclass(frozen=True)
 class Collection:
     """What a dataset is played from: the recorded ``player`` (an agent name or a model path), the ``others`` (one
-    agent for every other seat, or a full list in the order of :func:`role_sizes`), the ``rules`` preset, the format
-    (``players``, ``room``), the kind of ``episode`` (``"hand"`` or ``"match"``), the learner's seat (None: drawn
-    each episode), the ``seed``, and whether each observation carries the ``information_state`` (the history of
-    the learner's hand, ``gin_env.game.information_state``) and the ``match_record`` (how each side ended the game's
-    earlier hands, ``gin_env.game.match_record``)."""
+    agent for every other seat, or a full list in the order of :func:`role_sizes`), the ``rules`` (a preset's name or
+    a ``Rules``: :meth:`game_rules`), the format (``players``, ``room``), the kind of ``episode`` (``"hand"`` or
+    ``"match"``), the learner's seat (None: drawn each episode), the ``seed``, and whether each observation carries
+    the ``information_state`` (the history of the learner's hand, ``gin_env.game.information_state``) and the
+    ``match_record`` (how each side ended the game's earlier hands, ``gin_env.game.match_record``)."""
 
     player: str
     others: tuple[str, ...]
-    rules: str = "standard"
+    rules: str | Rules = "standard"
     players: int = 2
     room: tuple[int, int] | None = None
     episode: str = "hand"
@@ -50,6 +52,10 @@ class Collection:
     seed: int = 0
     information_state: bool = False
     match_record: bool = False
+
+    def game_rules(self) -> Rules:
+        """The rules the episodes are played under, the format aside."""
+        return resolve_rules(self.rules)
 
     def env_kwargs(self) -> dict:
         """The ``gym.make("GinRummy-v0", **kwargs)`` arguments of the episodes (JSON-able: the dataset's env spec),
@@ -69,7 +75,7 @@ class Collection:
             raise ValueError(f"{_format_words(self)} seats {wanted} other agents ({_role_words(sizes)}) around the "
                              f"recorded one: name one agent for all of them, or {wanted} in that order; got "
                              f"{len(self.others)}")
-        kwargs = {"rules": self.rules, "episode": self.episode, "players": self.players,
+        kwargs = {"rules": rule_options.as_data(self.game_rules()), "episode": self.episode, "players": self.players,
                   "learner_seat": self.learner_seat, "reward_scale": REWARD_SCALE}
         if self.information_state:
             kwargs["information_state"] = True
@@ -97,7 +103,7 @@ class Episode(NamedTuple):
 
 def role_sizes(collection: Collection) -> dict[str, int]:
     """How many agents each GinRummy-v0 role of the collection's format holds, in :data:`ROLE_ORDER`."""
-    rules, room = resolve_format(Rules.preset(collection.rules), collection.players, collection.room)
+    rules, room = resolve_format(collection.game_rules(), collection.players, collection.room)
     table = make_table(rules, collection.episode, room)
     seat = 0 if collection.learner_seat is None else collection.learner_seat
     placed = table.seating(seat)[1]

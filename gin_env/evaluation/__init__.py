@@ -1,8 +1,8 @@
 """Evaluation: agents against each other on duplicate deals, who beats whom, with 95% intervals and Elo.
 
-    gin-env evaluate AGENT [AGENT ...] [--gauntlet] [--rules PRESET] [--players 2|3|4] [--deals N | --matches N]
-                     [--seed S] [--json FILE] [--plot FILE] [--replays DIR] [--workers W] [--ray [ADDRESS]]
-                     [--no-progress]
+    gin-env evaluate AGENT [AGENT ...] [--gauntlet] [--rules PRESET] [--rule KEY=VALUE ...] [--players 2|3|4]
+                     [--deals N | --matches N] [--seed S] [--json FILE] [--plot FILE] [--replays DIR] [--workers W]
+                     [--ray [ADDRESS]] [--no-progress]
 
 (``python evaluate.py ...`` in a checkout is the same command.) The modules: :mod:`.tournament` runs the round
 robin (or, with ``--gauntlet``, one agent against each member of :mod:`.gauntlet`) and makes the report;
@@ -15,7 +15,9 @@ scoreboard and writes the JSON, :mod:`.plot` the PNG; and :mod:`.cli` is the com
 Every line-up of the agents (round robin: every pair with two players, every three agents at a table with three,
 every pair as two teams with four) plays N games, each game in every seating on the same deals: with two players
 twice, the seats swapped (a duplicate game). ``--deals N`` plays single hands (single deals with four players),
-``--matches N`` games to the target of the rules. The numbers depend only on the agents, the rules, N and the seed,
+``--matches N`` games to the target of the rules: ``--rules``' preset, with each ``--rule KEY=VALUE`` changing a key
+of it (the report then names the rules with every key that differs from ``standard``'s: ``standard+custom
+(knock_limit=0)``). The numbers depend only on the agents, the rules, N and the seed,
 never on the number of worker processes nor on Ray. The definitions of the numbers of three and four players are in
 :mod:`.formats`; those of two players follow.
 

@@ -18,7 +18,8 @@ from gin_env.evaluation import gauntlet, plot, report, runner, tournament
 from gin_env.evaluation.lineups import replay_prefixes
 from gin_env.evaluation.ray_tasks import LOCAL as LOCAL_RAY
 from gin_env.evaluation.ray_tasks import TaskError
-from gin_env.game.rules import PRESETS, Rules
+from gin_env.game import rule_options
+from gin_env.game.rules import Rules
 from gin_env.optional import MissingExtra, require
 from gin_env.replay import recorder as recording
 from gin_env.table.checks import AgentActionError
@@ -52,7 +53,7 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
                      help="play the one AGENT against each member of the gauntlet in turn "
                           f"({', '.join(gauntlet.GAUNTLET)}; itself left out), on duplicate matches (default "
                           "--matches 1000) under --rules (default standard, as without --gauntlet)")
-    out.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
+    rule_options.add_options(out)
     out.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
                      help="2 (default); 3: tables of three agents, each game in all three rotations of the seats; "
                           "4: teams A+A against B+B, each game twice with the teams' seats swapped")
@@ -89,9 +90,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         mode, n = ("matches", GAUNTLET_MATCHES) if args.gauntlet else ("deals", DEFAULT_DEALS)
     else:
         mode, n = ("matches", args.matches) if args.matches is not None else ("deals", args.deals)
-    rules = Rules.preset(args.rules)
+    rules = rule_options.parsed_rules(options, args)
     if mode == "matches" and rules.target is None:
-        options.error(f"rules {args.rules!r} have no target score: use --deals")
+        options.error(f"{rules.describe()} have no target score: use --deals")
     written: list[str] = []
     try:
         with _sigterm_interrupts():

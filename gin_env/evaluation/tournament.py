@@ -7,6 +7,7 @@ from gin_env import agents
 from gin_env.evaluation.lineups import check_names, replay_prefixes
 from gin_env.evaluation.runner import CHUNK, play_lineups
 from gin_env.evaluation.stats import fit_elo, pair_stats, side_stats
+from gin_env.game import rule_options
 from gin_env.game.rules import Rules
 from gin_env.replay import recorder as recording
 
@@ -49,7 +50,7 @@ def _pairs_report(names: list[str], rules: Rules, mode: str, n: int, seed: int, 
         results = [(p["a"], p["b"], p["a_match_win_rate"] * p["games"], p["games"]) for p in pairs]
     else:
         results = [(p["a"], p["b"], p["a_duplicate_win_rate"] * n, n) for p in pairs]
-    return {"rules": rules.name, "mode": mode, "seed": seed, "agents": names, "pairs": pairs,
+    return {"rules": rule_options.label(rules), "mode": mode, "seed": seed, "agents": names, "pairs": pairs,
             "elo": fit_elo(names, results)}
 
 
@@ -61,5 +62,5 @@ def _sides_report(names: list[str], rules: Rules, mode: str, n: int, seed: int, 
         sides = list(lineup) if rules.players == 3 else [f"{name}+{name}" for name in lineup]
         results = [{"side": side, **side_stats(numbers, i)} for i, side in enumerate(sides)]
         out.append({"sides": sides, "games": n, "rotations": numbers.shape[1], "results": results})
-    return {"rules": rules.name, "players": rules.players, "mode": mode, "seed": seed, "agents": names,
+    return {"rules": rule_options.label(rules), "players": rules.players, "mode": mode, "seed": seed, "agents": names,
             "lineups": out}

@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from gin_env.game import actions, engine
+from gin_env.game import actions, engine, rule_options
 from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import PlayerView
 from gin_env.game.rules import Rules
@@ -109,13 +109,16 @@ def no_decision_error(rules: Rules) -> ValueError:
                       "rules (max_turns, knock_limit, deal_mode, first_dealer) or learner_seat")
 
 
-def resolve_rules(rules: str | Rules) -> Rules:
-    """A ``Rules`` from a preset name or a ``Rules``."""
+def resolve_rules(rules: str | Rules | dict) -> Rules:
+    """A ``Rules`` from a preset name, a ``Rules``, or an object of rules keys (``Rules.as_dict``, as a JSON env spec
+    carries rules that are no preset: ``rule_options.as_data``)."""
     if isinstance(rules, Rules):
         return rules
     if isinstance(rules, str):
         return Rules.preset(rules)
-    raise TypeError(f"rules must be a preset name or a Rules, got {type(rules).__name__}")
+    if isinstance(rules, dict):
+        return rule_options.from_data(rules)
+    raise TypeError(f"rules must be a preset name, a Rules or a dict of rules keys, got {type(rules).__name__}")
 
 
 def action_id(action) -> int:

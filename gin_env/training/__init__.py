@@ -23,9 +23,11 @@ The learner: MaskablePPO with :class:`agents.networks.CardPolicy`, warm-started 
 potential-based deadwood shaping (``--shaping``).
 
 Example: ``gin-env train --rules eaai --run-dir runs/ppo`` (leg 1 of the shipped model's chain, docs/training.md;
-``--rules`` defaults to ``standard``, as in every command); resume with ``gin-env train --rules eaai
---total-timesteps 6000000 --run-dir runs/ppo --resume runs/ppo/last.zip``. A folder that holds a run is refused
-unless the run is resumed or ``--overwrite`` is given, and every file is written whole (a temporary name, renamed).
+``--rules`` defaults to ``standard``, as in every command, and ``--rule KEY=VALUE`` changes one key of the preset,
+e.g. ``--rule knock_limit=5``); resume with ``gin-env train --rules eaai --total-timesteps 6000000 --run-dir runs/ppo
+--resume runs/ppo/last.zip``. A folder that holds a run is refused unless the run is resumed or ``--overwrite`` is
+given; a run resumed in its folder keeps its rules (other ``--rules`` or ``--rule`` are refused); and every file is
+written whole (a temporary name, renamed).
 
 The modules: :mod:`.config` (the options), :mod:`.checks` (every option checked before anything happens),
 :mod:`.run_files` (the run folder: refusal, history, whole checkpoints), :mod:`.opponents` (the schedule),

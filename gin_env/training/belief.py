@@ -2,13 +2,14 @@
 games.
 
 Each game of the run pairs two players drawn from ``--players`` (with replacement, by the game's own generator) and
-plays a duplicate game to the target under ``--rules``. At a ``--keep`` share of the decisions (drawn by the
-game's generator) the view of the player to act is encoded (the network's inputs) with the opponent's hidden cards
-(its hand less what the view shows), and the network learns each unseen card's chance of being one of them
-(binary cross-entropy over the unseen cards). The last ``--held-out`` share of the games is kept out of the fit;
-the command prints the held-out loss beside a uniform guess's, and the share of the hidden cards that the network's
-most likely hands get right beside the uniform share. The same seed and options give the same data whatever
-``--workers``; the fit is repeatable given the seed on one machine (torch's float sums may differ across CPUs).
+plays a duplicate game to the target under ``--rules`` (with any ``--rule KEY=VALUE`` change). At a ``--keep``
+share of the decisions (drawn by the game's generator) the view of the player to act is encoded (the network's
+inputs) with the opponent's hidden cards (its hand less what the view shows), and the network learns each unseen
+card's chance of being one of them (binary cross-entropy over the unseen cards). The last ``--held-out`` share of
+the games is kept out of the fit; the command prints the held-out loss beside a uniform guess's, and the share of
+the hidden cards that the network's most likely hands get right beside the uniform share. The same seed and options
+give the same data whatever ``--workers``; the fit is repeatable given the seed on one machine (torch's float sums
+may differ across CPUs).
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from gin_env import agents, files
 from gin_env.arguments import ArgumentParser, at_least
 from gin_env.belief.network import INPUTS, check_hidden_widths, layers_of, logits
 from gin_env.evaluation import duel, runner
-from gin_env.game import cards, engine
+from gin_env.game import cards, engine, rule_options
 from gin_env.game.observation import OBS_LAYOUT, encode, view
-from gin_env.game.rules import PRESETS, Rules
+from gin_env.game.rules import Rules
 from gin_env.optional import require
 from gin_env.training.opponents import listed
 
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                              "often); default: %(default)s")
     parser.add_argument("--games", type=at_least(2, most=MAX_GAMES), default=20_000,
                         help="duplicate games (default %(default)s)")
-    parser.add_argument("--rules", default="eaai", choices=sorted(PRESETS), help="preset (default %(default)s)")
+    rule_options.add_options(parser, default="eaai")
     parser.add_argument("--keep", type=float, default=0.25, help="share of decisions kept (default %(default)s)")
     parser.add_argument("--held-out", type=float, default=0.1,
                         help="share of the games kept out of the fit (default %(default)s)")
@@ -216,6 +217,7 @@ def held_out_games(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> Recipe:
     """Before any game: the output can be written and is no player's file, every player loads, the shares are
     shares. The recipe of the games; ``OSError`` or ``ValueError`` naming the option."""
+    rules = rule_options.rules_from(args.rules, args.rule)
     if not args.out.endswith(".npz"):
         raise ValueError(f"--out {args.out}: a belief weights file's name ends in .npz")
     check_hidden_widths((args.width,) * HIDDEN_LAYERS, f"--width {args.width}: a network of {HIDDEN_LAYERS} hidden "
@@ -239,4 +241,4 @@ def _check(args: argparse.Namespace) -> Recipe:
     if not 1 <= held_out < args.games:
         raise ValueError(f"--held-out {args.held_out} of --games {args.games} holds out {held_out} games; at least "
                          "one must be held out and one fitted")
-    return Recipe(players, Rules.preset(args.rules), args.seed, args.keep)
+    return Recipe(players, rules, args.seed, args.keep)

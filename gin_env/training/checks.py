@@ -19,10 +19,11 @@ from gin_env.arguments import did_you_mean
 from gin_env.evaluation.runner import MAX_GAMES, MAX_WORKERS_PER_CORE, usable_cores
 from gin_env.files import check_distinct, check_input_file
 from gin_env.game.observation import obs_size, observation_parts
-from gin_env.game.rules import PRESETS, unknown_preset
+from gin_env.game.rule_options import DEFAULT_PRESET, same_game
 from gin_env.optional import require
 from gin_env.table.batched import MAX_NUM_ENVS
-from gin_env.training.config import Args
+from gin_env.table.checks import resolve_rules
+from gin_env.training.config import Args, check_same_rules
 from gin_env.training.opponents import SELF, batched_agent, listed, parse_schedule
 from gin_env.training.run_files import (
     check_resumes_here,
@@ -112,8 +113,7 @@ def check_numbers(args: Args) -> None:
 
 def check_names(args: Args) -> None:
     """The options named from a list, and the opponent schedule's syntax."""
-    if args.rules not in PRESETS:
-        raise ValueError(f"--rules: {unknown_preset(args.rules)}")
+    rules = args.game_rules()
     if args.device not in DEVICES:
         raise ValueError(f"--device must be one of {', '.join(DEVICES)}, got {args.device!r}"
                          f"{did_you_mean(args.device, DEVICES)}")
@@ -121,8 +121,8 @@ def check_names(args: Args) -> None:
         parse_schedule(args.opponents)
     except ValueError as err:
         raise ValueError(f"--opponents {args.opponents!r}: {err}") from None
-    if args.match_record and PRESETS[args.rules].target is None:
-        raise ValueError(f"--match-record plays games to the target, and --rules {args.rules} have none")
+    if args.match_record and rules.target is None:
+        raise ValueError(f"--match-record plays games to the target, and the {rules.describe()} have none")
     if args.privileged_critic and args.clones():
         raise ValueError("--privileged-critic trains by PPO alone, and this run would clone a teacher or a dataset "
                          "first: drop --from-dataset and --clone-resumed, and give --imitate-steps 0 or a --resume "
@@ -171,9 +171,11 @@ def check_dataset(args: Args) -> None:
 
     for source in sources:
         kwargs = decisions.env_kwargs(decisions.open_dataset(source))
-        if kwargs.get("rules", "standard") != args.rules:
-            raise ValueError(f"--from-dataset {source}: its episodes were played under the rules "
-                             f"{kwargs.get('rules')!r}; train with --rules {kwargs.get('rules')}, or record another")
+        played = resolve_rules(kwargs.get("rules", DEFAULT_PRESET))
+        if not same_game(played, args.game_rules()):
+            raise ValueError(f"--from-dataset {source}: its episodes were played under the {played.describe()}, "
+                             f"this run under the {args.game_rules().describe()}; train under the dataset's rules "
+                             "(--rules, --rule), or record another")
         if kwargs.get("players") not in (None, 2) or kwargs.get("room") is not None:
             raise ValueError(f"--from-dataset {source}: its episodes are not of two players, and training plays two")
         recorded = decisions.carries_record(kwargs)
@@ -194,6 +196,9 @@ def check_history(args: Args) -> dict:
     if history["eval_opponent"] != args.eval_opponent:
         raise ValueError(f"--eval-opponent {args.eval_opponent!r}: the run in {args.run_dir} was evaluated "
                          f"against {history['eval_opponent']!r}; give that, or a new --run-dir")
+    recorded = history.get("args")
+    if recorded and isinstance(recorded[-1], dict):  # runs from before the options were recorded: none to compare
+        check_same_rules(recorded[-1], args.game_rules(), args.run_dir, path)
     return history
 
 

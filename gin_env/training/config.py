@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from gin_env import training
 from gin_env.arguments import ArgumentParser
-from gin_env.game.rules import PRESETS
+from gin_env.game import rule_options
+from gin_env.game.rules import PRESETS, Rules
 
 
 @dataclass
@@ -22,6 +23,8 @@ class Args:
         "help": "learner decisions to train for, in all (0: the cloning alone, no PPO)"})
     seed: int = field(default=1, metadata={"help": "seeds the games, the network, PPO and the opponent draws"})
     rules: str = field(default="standard", metadata={"help": f"rules preset: {', '.join(sorted(PRESETS))}"})
+    rule: list[str] = field(default_factory=list, metadata={"help": rule_options.RULE_HELP,
+                                                            "metavar": rule_options.RULE_METAVAR})
     reward_scale: float = field(default=50.0, metadata={"help": "reward = learner's hand points / this"})
     num_envs: int = field(default=512, metadata={"help": "games stepped together on the batched engine"})
     slots: int = field(default=8, metadata={"help": "groups of games that share an opponent (divides num_envs)"})
@@ -77,10 +80,40 @@ class Args:
     threads: int = field(default=1, metadata={"help": "torch CPU threads"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar (--no-progress hides it)"})
 
+    def game_rules(self) -> Rules:
+        """The rules the run plays: ``--rules``' preset with each ``--rule`` change (``ValueError`` naming a bad one,
+        which :func:`gin_env.training.checks.check_args` reports before the run)."""
+        return rule_options.rules_from(self.rules, self.rule)
+
     def clones(self) -> bool:
         """Whether the run clones before PPO: a dataset is cloned into a resumed model too (a fine-tune, as expert
         iteration does); a teacher warms a new model, and a resumed one only when asked (``--clone-resumed``)."""
         return bool(self.from_dataset or (self.imitate_steps and (not self.resume or self.clone_resumed)))
+
+
+def recorded_rules(options: dict, where: str) -> Rules:
+    """The rules of a run's recorded options (an ``"args"`` entry of its ``history.json`` or ``league.json``): a run
+    from before ``--rule`` recorded no changes. ``ValueError`` naming ``where`` when they do not read."""
+    changes = options.get("rule", [])
+    try:
+        if not isinstance(changes, list) or not all(isinstance(text, str) for text in changes):
+            raise ValueError(f"'rule' is {changes!r}, not a list of KEY=VALUE texts")
+        return rule_options.rules_from(options.get("rules", rule_options.DEFAULT_PRESET), changes)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{where}: the run's recorded rules do not read ({err}); use a new --run-dir or "
+                         "--overwrite") from None
+
+
+def check_same_rules(options: dict, rules: Rules, run_dir: str, where: str) -> None:
+    """``ValueError`` when the run in ``run_dir``, whose last recorded ``options`` are read from ``where``, played
+    other rules than ``rules``: a resumed run goes on under its own rules. Options that name no rules say nothing
+    to compare."""
+    if "rules" not in options:
+        return
+    recorded = recorded_rules(options, where)
+    if not rule_options.same_game(recorded, rules):
+        raise ValueError(f"--rules, --rule: the run in {run_dir} trains under the {recorded.describe()}, not the "
+                         f"{rules.describe()}; give its rules, or a new --run-dir")
 
 
 def build_parser(prog: str | None = None, options: type = Args, description: str | None = None):
@@ -92,7 +125,11 @@ def build_parser(prog: str | None = None, options: type = Args, description: str
     parser = ArgumentParser(prog=prog, description=description)
     for f in dataclasses.fields(options):
         flag = "--" + f.name.replace("_", "-")
-        if f.type == "bool":
+        if f.type == "list[str]":
+            # Given once per item (``--rule KEY=VALUE``, as every command takes it).
+            parser.add_argument(flag, action="append", default=[], metavar=f.metadata["metavar"],
+                                help=f.metadata["help"])
+        elif f.type == "bool":
             shown = "on" if f.default else "off"
             parser.add_argument(flag, default=f.default, action=argparse.BooleanOptionalAction,
                                 help=f"{f.metadata['help']} (default: {shown})")

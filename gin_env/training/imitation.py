@@ -34,7 +34,7 @@ def collect_teacher_games(args: Args) -> dict[str, np.ndarray]:
 
 def _collect(args: Args, teacher, opponent: str, rounds: int, k: int) -> dict[str, np.ndarray]:
     """:func:`collect_teacher_games` against one opponent, the ``k``-th: ``max(1, rounds)`` decisions per game."""
-    venv = GinRummyVectorEnv(args.num_envs, rules=args.rules, opponent=batched_agent(opponent),
+    venv = GinRummyVectorEnv(args.num_envs, rules=args.game_rules(), opponent=batched_agent(opponent),
                              reward_scale=args.reward_scale, **episodes(args))
     now, _ = venv.reset(seed=args.seed + k)
     # The first opponent's streams are those a run with one opponent has always had.

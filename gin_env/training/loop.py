@@ -15,7 +15,6 @@ import time
 from gin_env import agents, locks
 from gin_env.files import atomic_path
 from gin_env.game.observation import observation_parts
-from gin_env.game.rules import Rules
 from gin_env.optional import MissingExtra, require
 from gin_env.training.checks import check_args, check_run_folder
 from gin_env.training.config import Args, parse_args
@@ -121,7 +120,7 @@ def _train(args: Args, history: dict):
     env = PoolVecEnv(args)
     model, end = _start(args, history, env)
     eval_opponent = agents.load(args.eval_opponent) if args.eval_deals else None
-    callback = RunCallback(args, env, Rules.preset(args.rules), history, eval_opponent, total=end)
+    callback = RunCallback(args, env, args.game_rules(), history, eval_opponent, total=end)
     if end > model.num_timesteps:
         model.learn(args.total_timesteps - model.num_timesteps, callback=callback,
                     reset_num_timesteps=not args.resume, tb_log_name="ppo")

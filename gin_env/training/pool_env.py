@@ -51,7 +51,7 @@ class PoolVecEnv(VecEnvWrapper):
         self.args = args
         self.slot_size = args.num_envs // args.slots
         # The placeholder opponent is replaced before the first rollout.
-        super().__init__(SB3VecEnv([GinRummyVectorEnv(self.slot_size, rules=args.rules, opponent="random",
+        super().__init__(SB3VecEnv([GinRummyVectorEnv(self.slot_size, rules=args.game_rules(), opponent="random",
                                                       reward_scale=args.reward_scale, **episodes(args))
                                     for _ in range(args.slots)]))
         self.potential = np.zeros(args.num_envs)

@@ -4,7 +4,8 @@ The learner (``gin_env.interop.rllib.MaskedPPOModule``, module ``"learner"``) pl
 each episode against an opponent drawn from ``--opponents`` (``name=weight,...``): fixed agents such as ``simple``
 and ``expert``, played inside the env, or ``self``, one of ``--snapshots`` frozen copies of the learner (modules
 ``snapshot_0`` ...), which start as the untrained learner and are refreshed in turn, the oldest first, every
-``--snapshot-every`` iterations. Only the learner trains; with ``--match-record`` it plays games to the target with
+``--snapshot-every`` iterations, all under ``--rules`` with each ``--rule KEY=VALUE`` change (a resumed run keeps
+its own rules). Only the learner trains; with ``--match-record`` it plays games to the target with
 the match record in every observation. RLlib samples on ``--num-env-runners`` Ray actors (0: in
 this process) of the Ray at ``--address`` (empty: a new local Ray), and the run writes to ``--run-dir``:
 
@@ -34,10 +35,11 @@ from dataclasses import dataclass, field
 
 from gin_env import locks
 from gin_env.files import read_text, temporary_name, write_json
-from gin_env.game.rules import PRESETS, unknown_preset
+from gin_env.game import rule_options
+from gin_env.game.rules import PRESETS, Rules
 from gin_env.optional import MissingExtra, require
 from gin_env.training.checks import MAX_SEED, check_ranges, load_agent
-from gin_env.training.config import parse_args
+from gin_env.training.config import check_same_rules, parse_args
 from gin_env.training.opponents import parse_schedule
 from gin_env.training.run_files import check_run_dir, checkpoints_line, clear_run, locked_run_folder
 
@@ -53,6 +55,8 @@ class RLlibArgs:
         "help": "replace the run already in --run-dir (without it, such a folder is refused unless --resume)"})
     seed: int = field(default=1, metadata={"help": "seeds the games, the opponent draws and the networks"})
     rules: str = field(default="standard", metadata={"help": f"rules preset: {', '.join(sorted(PRESETS))}"})
+    rule: list[str] = field(default_factory=list, metadata={"help": rule_options.RULE_HELP,
+                                                            "metavar": rule_options.RULE_METAVAR})
     reward_scale: float = field(default=50.0, metadata={"help": "reward = hand points / this"})
     match_record: bool = field(default=False, metadata={
         "help": "episodes of a game to the target, with the match record in every observation"})
@@ -76,6 +80,11 @@ class RLlibArgs:
     hidden: str = field(default="256,256", metadata={"help": "widths of the MLP encoder's layers"})
     checkpoint_every: int = field(default=10, metadata={"help": "iterations between checkpoints"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar (--no-progress hides it)"})
+
+    def game_rules(self) -> Rules:
+        """The rules the run plays: ``--rules``' preset with each ``--rule`` change (``ValueError`` naming a bad
+        one, which :func:`check` reports before the run)."""
+        return rule_options.rules_from(self.rules, self.rule)
 
 
 #: What a run's league file is called in its run directory; and its checkpoint folder.
@@ -122,10 +131,9 @@ def check(args: RLlibArgs) -> dict:
     check_ranges(args, RANGES)
     if args.minibatch_size > args.batch_size:
         raise ValueError(f"--minibatch-size {args.minibatch_size} must be at most --batch-size {args.batch_size}")
-    if args.rules not in PRESETS:
-        raise ValueError(f"--rules: {unknown_preset(args.rules)}")
-    if args.match_record and PRESETS[args.rules].target is None:
-        raise ValueError(f"--match-record plays games to the target, and --rules {args.rules} have none")
+    rules = args.game_rules()
+    if args.match_record and rules.target is None:
+        raise ValueError(f"--match-record plays games to the target, and the {rules.describe()} have none")
     hidden_sizes(args.hidden)
     for name in league_weights(args.opponents):
         if name != "self":
@@ -173,6 +181,8 @@ def read_league(args: RLlibArgs) -> dict:
         raise ValueError(f"--resume: the run in {args.run_dir} trained {'with' if not args.match_record else 'without'}"
                          f" --match-record; resume it {'with' if not args.match_record else 'without'} it too, or "
                          "give a new --run-dir")
+    if before:
+        check_same_rules(before, args.game_rules(), args.run_dir, path)
     if not 0 <= league["next_slot"] < args.snapshots:
         raise ValueError(f"--resume: {path} names snapshot slot {league['next_slot']} of {args.snapshots}")
     return league
@@ -187,7 +197,8 @@ def build(args: RLlibArgs):
     specs = require("ray.rllib.core.rl_module", "train_rllib.py")
     model_config = require("ray.rllib.core.rl_module.default_model_config", "train_rllib.py").DefaultModelConfig(
         fcnet_hiddens=hidden_sizes(args.hidden), vf_share_layers=True)
-    env_config = {"rules": args.rules, "reward_scale": args.reward_scale,
+    # Plain data, as RLlib's env config travels to every env runner.
+    env_config = {"rules": rule_options.as_data(args.game_rules()), "reward_scale": args.reward_scale,
                   "opponents": league_weights(args.opponents), "snapshots": args.snapshots}
     if args.match_record:
         env_config.update(episode="match", match_record=True)
@@ -300,7 +311,7 @@ def _train(args: RLlibArgs, league: dict) -> dict:
         bar.close()
         writer.close()
     save(algo, league, args.run_dir)
-    meta = {"trainer": "train_rllib.py", "iterations": league["iteration"], "rules": args.rules,
+    meta = {"trainer": "train_rllib.py", "iterations": league["iteration"], "rules": args.game_rules().as_dict(),
             "opponents": args.opponents, "seed": args.seed, "match_record": args.match_record}
     module = algo.get_module(rllib.LEARNER)
     module.set_state(learner_weights(algo, True))  # the learners' latest, whatever the env runners last received

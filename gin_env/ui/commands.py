@@ -9,7 +9,7 @@ module needs neither rich nor a table.
 
 from __future__ import annotations
 
-from gin_env.game import actions, cards, engine, solver
+from gin_env.game import actions, cards, engine, rule_options, solver
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 
 HELP = """Commands:
@@ -80,7 +80,7 @@ def why_not(state: engine.HandState, action: int) -> str:
                   engine.WALL: f"take {top} to knock at once (t) or pass (p)"}
     if action == BIG_GIN:
         if rules.big_gin_bonus is None:
-            return f"Big gin is not played under the {rules.name} rules."
+            return f"Big gin is not played under the {rule_options.label(rules)} rules."
         if phase != engine.DISCARD:
             return f"Big gin is declared holding 11 cards: first {first_take[phase]}."
         return "Big gin needs all 11 cards in melds, and yours are not."

@@ -1,7 +1,10 @@
 """The command ``gin-env play``: a person plays a whole game of Gin Rummy against agents in the terminal.
 
-    gin-env play [--opponent simple] [--rules standard] [--seed S] [--save-replays DIR] [--name NAME]
-                           [--players 2|3|4] [--partner AGENT]
+    gin-env play [--opponent simple] [--rules standard] [--rule KEY=VALUE ...] [--seed S] [--save-replays DIR]
+                 [--name NAME] [--players 2|3|4] [--partner AGENT]
+
+``--rule`` changes one key of the ``--rules`` preset (``--rules oklahoma --rule knock_limit=5``), as in every
+command (:mod:`gin_env.game.rule_options`).
 
 This module owns the command line: its options, their checks, and the exit codes of a game that could not be set
 up. The game in every format is :class:`gin_env.ui.terminal.TerminalGame`'s, the commands a person types
@@ -14,7 +17,7 @@ import sys
 
 from gin_env import agents, files
 from gin_env.arguments import ArgumentParser, at_least
-from gin_env.game.rules import PRESETS
+from gin_env.game import rule_options
 from gin_env.optional import require, script
 from gin_env.text import printable
 
@@ -31,7 +34,7 @@ def main(argv: list[str] | None = None, prog: str = "gin-env play") -> int:
     parser.add_argument("--opponent", default="simple",
                         help=f"agent name ({', '.join(agents.names())}), a MaskablePPO .zip, a train_rllib.py .pt, "
                              "or module:attr (an Agent class, instance or act(view, rng) function) (default simple)")
-    parser.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
+    rule_options.add_options(parser)
     parser.add_argument("--seed", type=at_least(0),
                         help="seed of the deals and the agent's choices (default: a random one)")
     parser.add_argument("--save-replays", metavar="DIR", help="save each hand as a replay JSON file in DIR")
@@ -41,6 +44,7 @@ def main(argv: list[str] | None = None, prog: str = "gin-env play") -> int:
                              "and a --partner against two --opponent agents, at two tables (rules.md section 15)")
     parser.add_argument("--partner", help="your partner's agent with --players 4 (default simple)")
     args = parser.parse_args(argv)
+    rules = rule_options.parsed_rules(parser, args)
     if args.partner is not None and args.players != 4:
         parser.error("--partner is for --players 4")
     console = render.console()
@@ -48,7 +52,7 @@ def main(argv: list[str] | None = None, prog: str = "gin-env play") -> int:
         files.check_distinct({"--opponent": agents.files_read(args.opponent),
                               "--partner": agents.files_read(args.partner) if args.partner else None},
                              {"--save-replays": args.save_replays})
-        game = TerminalGame(args.opponent, args.rules, console.input, console, args.seed, args.save_replays,
+        game = TerminalGame(args.opponent, rules, console.input, console, args.seed, args.save_replays,
                             args.name, players=args.players, partner=args.partner)
     except (ValueError, FileNotFoundError, ImportError, OSError) as err:  # may quote a path or a file's text
         print(f"{prog}: error: {printable(str(err))}", file=sys.stderr)

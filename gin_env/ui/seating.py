@@ -15,7 +15,7 @@ from __future__ import annotations
 import abc
 
 from gin_env import agents
-from gin_env.game import engine, four_players, match, three_players
+from gin_env.game import engine, four_players, match, rule_options, three_players
 from gin_env.game.rules import Rules
 from gin_env.replay import recorder as recording
 from gin_env.ui import render
@@ -112,8 +112,8 @@ class TwoSeats(Seating):
 
     def intro(self, seed: int) -> str:
         target = f"to {self.rules.target}" if self.rules.target is not None else "of one hand"
-        return (f"Gin Rummy, {self.rules.name} rules: {self.names[0]} against {self.names[1]}, a game {target}. "
-                f"Seed {seed}; h for help.")
+        return (f"Gin Rummy, {rule_options.label(self.rules)} rules: {self.names[0]} against {self.names[1]}, a game "
+                f"{target}. Seed {seed}; h for help.")
 
     def replay_prefix(self, seed: int) -> str:
         return recording.run_prefix(self.rules, seed, self.names)
@@ -151,7 +151,7 @@ class ThreeSeats(Seating):
 
     def intro(self, seed: int) -> str:
         game_of = f"a game to {self.rules.target}" if self.rules.target is not None else "a single hand"
-        return (f"Gin Rummy, 3 players, {self.rules.name} rules: {self.names[0]} in seat 0; {game_of}. "
+        return (f"Gin Rummy, 3 players, {rule_options.label(self.rules)} rules: {self.names[0]} in seat 0; {game_of}. "
                 f"Seed {seed}; h for help.")
 
     def announce(self, game) -> None:
@@ -208,8 +208,8 @@ class FourSeats(Seating):
 
     def intro(self, seed: int) -> str:
         game_of = f"a game to {self.rules.team_target}" if self.rules.target is not None else "a single hand"
-        return (f"Gin Rummy, 4 players, {self.rules.name} rules: {self.names[0]} in seat 0, your partner "
-                f"{self.partner_label} in seat 2; {game_of}. Seed {seed}; h for help.")
+        return (f"Gin Rummy, 4 players, {rule_options.label(self.rules)} rules: {self.names[0]} in seat 0, your "
+                f"partner {self.partner_label} in seat 2; {game_of}. Seed {seed}; h for help.")
 
     def announce(self, game) -> None:
         tables = "; ".join(f"table {t}: {self.names[a]} v {self.names[b]}" for t, (a, b) in enumerate(game.seats))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from gin_env.arguments import ArgumentParser
-from gin_env.game import actions, cards, engine
+from gin_env.game import actions, cards, engine, rule_options
 from gin_env.game.engine import HandState
 from gin_env.optional import MissingExtra, require
 from gin_env.replay.replay_file import MAX_BYTES, Replay, ReplayError, load
@@ -45,7 +45,7 @@ def show(replay: Replay, console, wait=None) -> None:
 
     where = f"hand {replay.hand_number}" if replay.hand_number is not None else "a hand"
     target = f" · game to {rules.target}" if rules.target is not None else ""
-    console.rule(render.plain(f"Replay of {where} · {rules.name} rules{target}"))
+    console.rule(render.plain(f"Replay of {where} · {rule_options.label(rules)} rules{target}"))
     scores = f"; scores before the hand: {names[0]} {replay.scores[0]}, {names[1]} {replay.scores[1]}"
     console.print(render.plain(f"P1 {names[0]}, P2 {names[1]}; {names[replay.dealer]} deals"
                                f"{scores if replay.scores != (0, 0) else ''}."))
