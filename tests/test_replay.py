@@ -186,7 +186,7 @@ def corrupt(change) -> dict:
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda d: d.update(version=2), "version 2 is not supported: this gin-env reads version 1"),
+    (lambda d: d.update(version=3), "version 3 is not supported: this gin-env reads versions 1, 2"),
     (lambda d: d.update(extra=1), "unknown replay keys: extra"),
     (lambda d: d.pop("deck"), "missing replay keys: deck"),
     (lambda d: d["rules"].update(wild_cards=2), "unknown rules keys: wild_cards"),
@@ -323,3 +323,39 @@ def test_rules_in_files_hold_the_joker_keys_only_when_jokers_play():
     assert Rules(**with_jokers.as_dict()) == with_jokers
     assert not set(JOKER_KEYS) & set(Rules.preset("oklahoma").as_dict())
     assert Rules(**Rules.preset("oklahoma").as_dict()) == Rules.preset("oklahoma")
+
+
+def jokers_replay(seed: int = 4) -> replay.Replay:
+    """A hand under the rules of section 17 with two jokers, played at random, recorded."""
+    rules = Rules.preset("oklahoma", jokers=2, joker_value=15)
+    rng = np.random.default_rng(seed)
+    state = start = engine.new_hand(rules, rng)
+    played = []
+    while state.phase != engine.OVER:
+        played.append(int(rng.choice(engine.legal_actions(state))))
+        state = engine.step(state, played[-1])
+    return replay.record(start, played)
+
+
+def test_a_hand_with_jokers_is_a_version_2_file_that_plays_again_R62():
+    """Version 2 records the rules' deck, each joker as JK in its place (R62), and the joker actions by name (R72);
+    it reads back to the same hand. A standard hand stays a version 1 file (above), readable by older gin-envs."""
+    for seed in range(6):
+        recorded = jokers_replay(seed)
+        data = json.loads(recorded.to_json())
+        assert data["version"] == 2 and data["rules"]["jokers"] == 2
+        assert len(data["deck"]) == 54 and data["deck"].count("JK") == 2
+        assert replay.loads(recorded.to_json()) == recorded
+    assert any(action.endswith("(JK)") for seed in range(6) for action in jokers_replay(seed).to_dict()["actions"])
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.update(version=1), "version 1 holds no jokers, and its rules deal 2"),
+    (lambda d: d["deck"].__setitem__(d["deck"].index("AS"), "JK"), "deck card .*: one JK more than the 2"),
+    (lambda d: d.update(deck=[c for c in d["deck"] if c != "JK"]), "'deck' must be a list of the 52 cards and 2 JK"),
+])
+def test_a_file_with_jokers_is_checked_against_its_rules_R62(tmp_path, change, message):
+    data = json.loads(jokers_replay().to_json())
+    change(data)
+    with pytest.raises(ReplayError, match=message):
+        replay.load(saved(tmp_path, data))

@@ -60,19 +60,28 @@ def read_rules(data) -> Rules:
     return rules
 
 
-def read_deck(data) -> tuple[int, ...]:
-    """The deal order: the 52 cards, each once, top first."""
-    if not isinstance(data, list) or len(data) != cards.N_CARDS:
-        raise ReplayError(f"'deck' must be a list of the {cards.N_CARDS} cards, top first")
+def read_deck(data, rules: Rules) -> tuple[int, ...]:
+    """The deal order: every card of ``rules.deck`` once, top first, each ``JK`` the next joker (R62)."""
+    deck = rules.deck
+    if not isinstance(data, list) or len(data) != deck.n_cards:
+        jokers = f" and {deck.n_jokers} {cards.JOKER}" if deck.n_jokers else ""
+        raise ReplayError(f"'deck' must be a list of the {deck.n_naturals} cards{jokers}, top first")
     ids = []
+    jokers = iter(deck.joker_ids)
     for i, text in enumerate(data):
         if not isinstance(text, str) or len(text) != 2:  # cards.card would quote all of a long text
             raise ReplayError(f"deck card {i}: malformed card {quoted(text)}: expected rank + suit such as 'TD'")
+        if text == cards.JOKER:
+            ids.append(next(jokers, None))
+            if ids[-1] is None:
+                raise ReplayError(f"deck card {i}: one {cards.JOKER} more than the {deck.n_jokers} of "
+                                  f"{rules.describe()}")
+            continue
         try:
             ids.append(cards.card(text))
         except ValueError as err:
             raise ReplayError(f"deck card {i}: {err}") from None
-    if len(set(ids)) != cards.N_CARDS:
+    if len(set(ids)) != deck.n_cards:
         twice = sorted({c for c in ids if ids.count(c) > 1})
         raise ReplayError(f"the deck holds {' '.join(cards.card_str(c) for c in twice)} more than once")
     return tuple(ids)

@@ -15,7 +15,7 @@ from gin_env import files
 from gin_env.game import engine
 from gin_env.game.engine import HandState
 from gin_env.game.rules import Rules
-from gin_env.replay.replay_file import DEFAULT_PLAYERS, Replay, is_deal
+from gin_env.replay.replay_file import DEFAULT_PLAYERS, Replay, is_deal, record
 
 
 class Recorder:
@@ -54,9 +54,9 @@ class Recorder:
 
     def _finish(self) -> None:
         outcome = self._state.outcome
-        replay = Replay(rules=self._start.rules, deck=self._start.deck, dealer=self._start.dealer,
-                        actions=tuple(self._actions), outcome=outcome, players=self.players,
-                        hand_number=len(self.replays) + 1, scores=self._scores)
+        # Played again from the deal: a file numbers the jokers by their place in the deck (``jokers_in_order``).
+        replay = record(self._start, self._actions, players=self.players, hand_number=len(self.replays) + 1,
+                        scores=self._scores)
         self.replays.append(replay)
         if self.directory is not None:
             path = os.path.join(self.directory, f"{self.prefix}-hand{replay.hand_number:03d}.json")

@@ -10,17 +10,20 @@ produce. Replays come from three places: ``gin_env.replay.recorder.Recorder``, a
 observer for the play loop of ``gin_env.evaluation.duel`` (and so ``evaluate.py``, whose replay files and folders
 :mod:`.recorder` names and checks); the terminal game ``gin_env.ui.play``; and ``GinRummyEnv``'s ``replay()``.
 
-The file, version 1, is one JSON object:
+The file is one JSON object, of version 1 for a game without jokers and version 2 for one with them (docs/rules.md
+section 17), the lowest that holds the hand, so that a standard hand's file reads in every gin-env:
 
 ===============  =================================================================================================
 key              value
 ===============  =================================================================================================
 ``format``       ``"gin-env-replay"``
-``version``      ``1``
-``rules``        every key of ``gin_env.game.rules.Rules`` (its ``name`` included) and its value
+``version``      ``1``, or ``2`` when the rules deal jokers
+``rules``        every key of ``gin_env.game.rules.Rules`` (its ``name`` included) and its value, the joker keys
+                 only when jokers play (``Rules.as_dict``)
 ``players``      the names of P1 and P2 (who sat where), e.g. ``["you", "simple"]``
 ``dealer``       0 (P1) or 1 (P2)
-``deck``         the deal order, 52 card strings, top first (R10)
+``deck``         the deal order, a string for every card of the rules' deck, top first (R10): the 52 natural
+                 cards and, in version 2, ``JK`` for each joker (R62)
 ``actions``      every action of the hand, both players, in order, as ``actions.name`` writes them
 ``outcome``      ``kind``, ``winner``, ``points``, ``knocker`` (players as 0/1 or null), ``knock_card``,
                  ``knocker_deadwood``, ``defender_deadwood``, ``layoffs`` and ``knocker_melds`` (card strings),
@@ -53,7 +56,10 @@ from gin_env.replay.fields import ReplayError
 from gin_env.text import quoted
 
 FORMAT = "gin-env-replay"
-VERSION = 1
+#: The versions this gin-env reads: a file is written in the lowest that holds its hand (``version_of``).
+VERSIONS = (1, 2)
+#: The first version whose deck may hold jokers.
+JOKERS_VERSION = 2
 KEYS = ("format", "version", "rules", "players", "dealer", "deck", "actions", "outcome", "hand_number", "scores",
         "seats")
 #: Keys a file may leave out: files written before a key existed stay readable.
@@ -113,7 +119,7 @@ class Replay:
         """The replay as the JSON object of the file format (see the module docstring)."""
         return {
             "format": FORMAT,
-            "version": VERSION,
+            "version": version_of(self.rules),
             "rules": self.rules.as_dict(),
             "players": list(self.players),
             "dealer": self.dealer,
@@ -184,6 +190,11 @@ def _signals_held():
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+def version_of(rules: Rules) -> int:
+    """The version a hand under ``rules`` is written in: the lowest that holds it."""
+    return JOKERS_VERSION if rules.jokers else VERSIONS[0]
+
+
 def outcome_dict(outcome: HandOutcome) -> dict:
     """A hand outcome in the file's terms: cards as strings, no card as null."""
     return {
@@ -208,10 +219,17 @@ def record(start: HandState, hand_actions, *, players: tuple[str, str] = DEFAULT
     hand to its end."""
     if not is_deal(start):
         raise ReplayError("a replay starts from the deal: this state is a hand already in play")
-    replay = Replay(rules=start.rules, deck=start.deck, dealer=start.dealer,
+    replay = Replay(rules=start.rules, deck=jokers_in_order(start.deck), dealer=start.dealer,
                     actions=tuple(int(a) for a in hand_actions), outcome=engine.DEAD_OUTCOME, players=players,
                     hand_number=hand_number, scores=scores, seats=fields.read_seats(list(seats), start.rules))
     return dataclasses.replace(replay, outcome=replay.states()[-1].outcome)
+
+
+def jokers_in_order(deck: tuple[int, ...]) -> tuple[int, ...]:
+    """``deck`` with its jokers numbered in the order they lie, as a file's ``JK`` are read (R62): the same hand,
+    since jokers are interchangeable (R71), whichever id each had."""
+    jokers = iter(range(cards.N_CARDS, len(deck)))
+    return tuple(next(jokers) if c >= cards.N_CARDS else c for c in deck)
 
 
 def is_deal(state: HandState) -> bool:
@@ -260,12 +278,15 @@ def from_dict(data) -> Replay:
     outcome."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReplayError(f"not a replay: a replay is a JSON object with \"format\": \"{FORMAT}\"")
-    if not fields.is_int(data.get("version")) or data["version"] != VERSION:
+    if not fields.is_int(data.get("version")) or data["version"] not in VERSIONS:
         raise ReplayError(f"replay format version {quoted(data.get('version'))} is not supported: this "
-                          f"gin-env reads version {VERSION}")
+                          f"gin-env reads versions {', '.join(map(str, VERSIONS))}")
     fields.check_keys(data, KEYS, "replay", OPTIONAL_KEYS)
     rules = fields.read_rules(data["rules"])
-    replay = Replay(rules=rules, deck=fields.read_deck(data["deck"]), dealer=fields.read_dealer(data["dealer"]),
+    if data["version"] < version_of(rules):
+        raise ReplayError(f"replay format version {data['version']} holds no jokers, and its rules deal "
+                          f"{rules.jokers}: a hand with jokers is a version {JOKERS_VERSION} file")
+    replay = Replay(rules=rules, deck=fields.read_deck(data["deck"], rules), dealer=fields.read_dealer(data["dealer"]),
                     actions=fields.read_actions(data["actions"]), outcome=engine.DEAD_OUTCOME,
                     players=fields.read_players(data["players"]),
                     hand_number=fields.read_hand_number(data["hand_number"]),
