@@ -13,7 +13,7 @@ import pytest
 from gin_env import belief
 from gin_env.batch.hand_batch import HandBatch
 from gin_env.belief import Draws, OpponentModel, batch_of_draws, draw_worlds, sample_batch, sample_worlds
-from gin_env.game import cards, engine
+from gin_env.game import actions, cards, engine
 from gin_env.game.observation import view
 from gin_env.game.rules import PRESETS, Rules
 
@@ -32,7 +32,7 @@ def random_action(state: engine.HandState, rng: np.random.Generator) -> int:
     end the hand rarely, so that most hands reach the wall."""
     legal = np.flatnonzero(engine.legal_mask(state))
     if state.phase == engine.DISCARD:
-        discards = legal[(legal >= engine.DISCARD_BASE) & (legal < engine.DISCARD_BASE + cards.N_CARDS)]
+        discards = np.array([a for a in legal.tolist() if actions.is_discard(a)], dtype=legal.dtype)
         if discards.size and rng.random() < 0.95:
             legal = discards
     elif engine.TAKE_DISCARD in legal and len(legal) > 1:
@@ -84,10 +84,12 @@ def test_every_world_reproduces_the_view(preset):
     assert all(seen.values()), f"{preset}: no view of {[k for k, s in seen.items() if not s]}"
 
 
+@pytest.mark.parametrize("preset", ["eaai", "jokers"])
 @pytest.mark.parametrize("model", [None, OpponentModel()], ids=["uniform", "model"])
-def test_the_batch_holds_the_same_worlds(model):
-    """``sample_batch`` fills the arrays ``HandBatch.from_states`` would from the same worlds, and the games play on."""
-    views, _ = played_views(Rules.preset("eaai"), 2, 3)
+def test_the_batch_holds_the_same_worlds(model, preset):
+    """``sample_batch`` fills the arrays ``HandBatch.from_states`` would from the same worlds, and the games play on;
+    with jokers too, whose decks and action masks are the larger deck's (R62, R72)."""
+    views, _ = played_views(Rules.preset(preset), 2, 3)
     for i, v in enumerate(views[::4]):
         batch = sample_batch(v, 6, np.random.default_rng(i), model=model)
         expected = HandBatch.from_states(sample_worlds(v, 6, np.random.default_rng(i), model=model))
@@ -138,17 +140,22 @@ def enumerate_worlds(v) -> list[tuple[int, tuple[int, ...]]]:
     return out
 
 
-def test_uniform_draws_match_exact_enumeration():
+@pytest.mark.parametrize("preset", ["standard", "jokers"])
+def test_uniform_draws_match_exact_enumeration(preset):
     """On late-hand positions with few enough worlds to list, the uniform draws fall only on listed worlds, each
-    consistent, and on each about equally often (chi-square, rejected only below ``P_VALUE_FLOOR``)."""
-    views, _ = played_views(Rules.preset("standard"), 3, 12)
-    small = [v for v in views if world_count(v) <= MAX_WORLDS]
+    consistent, and on each about equally often (chi-square, rejected only below ``P_VALUE_FLOOR``). With jokers,
+    only positions where a joker is unseen: the draws deal it to the opponent and to each place of the stock as
+    often as any card, under the id the view names it by (R72)."""
+    rules = Rules.preset(preset)
+    views, _ = played_views(rules, 3, 12)
+    small = [v for v in views if world_count(v) <= MAX_WORLDS and (v.unseen & rules.deck.joker_mask or
+                                                                     not rules.jokers)]
     assert len(small) >= 3
     for i, v in enumerate(small[:6]):
         worlds = enumerate_worlds(v)
         index = {world: k for k, world in enumerate(worlds)}
         draws = belief.draw_worlds(v, DRAWS_PER_WORLD * len(worlds), np.random.default_rng(i))
-        stock_top = cards.N_CARDS - v.stock_size
+        stock_top = rules.deck.n_cards - v.stock_size
         keys = [(int(theirs), tuple(deck[stock_top:]))
                 for theirs, deck in zip(draws.opponent_hands.tolist(), draws.decks.tolist())]
         assert set(keys) == set(worlds)
@@ -156,6 +163,43 @@ def test_uniform_draws_match_exact_enumeration():
         assert chi_square_p_value(counts, DRAWS_PER_WORLD) > P_VALUE_FLOOR
         for world in sample_worlds(v, 20, np.random.default_rng(i)):
             check_world(world, v)
+
+
+def joker_counts(v) -> dict[str, int]:
+    """How many jokers ``v`` shows in each place it names them (R72: by count): held, on the pile, known in the
+    opponent's hand, unseen."""
+    jokers = v.rules.deck.joker_mask
+    top = 1 << v.top_discard if v.top_discard != engine.NO_CARD else 0
+    return {"held": (v.hand & jokers).bit_count(), "pile": ((v.pile_rest | top) & jokers).bit_count(),
+            "known": (v.opponent_known & jokers).bit_count(), "unseen": (v.unseen & jokers).bit_count()}
+
+
+@pytest.mark.parametrize("model", [None, OpponentModel()], ids=["uniform", "model"])
+def test_the_worlds_of_a_jokers_view_hold_every_joker_once(model):
+    """R62, R72: a world of a view of a game with jokers deals the whole larger deck (``rules.deck.n_cards`` cards),
+    and holds exactly ``rules.jokers`` jokers in all of its hands, stock and pile: the viewer's and the pile's as
+    the view counts them, the opponent's known ones, and each unseen one either in the opponent's hidden hand or
+    in the stock, both of which the draws use."""
+    rules = Rules.preset("jokers")
+    jokers = rules.deck.joker_mask
+    views, _ = played_views(rules, 6, 4)
+    dealt_to = {"opponent": 0, "stock": 0}
+    for i, v in enumerate(views[::3]):
+        counts = joker_counts(v)
+        for world in sample_worlds(v, 8, np.random.default_rng(i), model=model):
+            assert len(world.deck) == rules.deck.n_cards
+            stock = cards.to_mask(world.deck[world.stock_top:])
+            mine, theirs = world.hands[v.player], world.hands[1 - v.player]
+            places = (mine, theirs, stock, cards.to_mask(world.pile))
+            assert sum((place & jokers).bit_count() for place in places) == rules.jokers
+            assert (mine & jokers).bit_count() == counts["held"]
+            assert (cards.to_mask(world.pile) & jokers).bit_count() == counts["pile"]
+            hidden_jokers = (theirs & jokers).bit_count() - counts["known"]
+            assert hidden_jokers >= 0
+            assert hidden_jokers + (stock & jokers).bit_count() == counts["unseen"]
+            dealt_to["opponent"] += hidden_jokers
+            dealt_to["stock"] += (stock & jokers).bit_count()
+    assert all(dealt_to.values()), dealt_to
 
 
 def test_the_same_generator_gives_the_same_worlds():

@@ -214,3 +214,24 @@ def test_every_unseen_card_keeps_a_weight_however_sure_the_network_is(tmp_path):
     weights = model.card_weights(v)
     assert np.isfinite(weights).all() and (weights[unseen] > 0).all() and (weights[~unseen] == 0).all()
     assert all(view(w, v.player) == v for w in sample_worlds(v, 8, np.random.default_rng(0), model=model))
+
+
+def test_the_network_refuses_a_game_with_jokers_in_one_line_before_any_draw():
+    """R62, R72: the shipped network reads views of the standard deck and gives one chance per natural card, so
+    under rules with jokers every draw by it, and its chances, are refused with one line that names the reason and
+    the rules, before the generator is touched; the heuristic model draws the same view."""
+    rules = Rules.preset("jokers")
+    state = engine.new_hand(rules, np.random.default_rng(0), dealer=0)
+    v = view(state, state.current)
+    network = NetworkModel()
+    rng = np.random.default_rng(3)
+    before = rng.bit_generator.state
+    for ask in (lambda: draw_worlds(v, 4, rng, model=network), lambda: sample_worlds(v, 4, rng, model=network),
+                lambda: network.probabilities(v), lambda: network.card_weights(v)):
+        with pytest.raises(ValueError) as refusal:
+            ask()
+        message = str(refusal.value)
+        assert "\n" not in message and "belief network" in message and rules.describe() in message, message
+        assert "joker" in message
+    assert rng.bit_generator.state == before
+    assert len(sample_worlds(v, 4, rng, model=OpponentModel())) == 4

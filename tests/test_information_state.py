@@ -1,8 +1,8 @@
 """The information state (``gin_env.game.information_state``; docs/belief.md, "The information state"): the token
 layout, ``token`` and its inverse, the bound ``history_length`` (R19, R60), the scalar env's history against the
 public events of the learner's hand (``public_history``) in every preset and format, the vector env's against the
-scalar env's, perfect recall of the dealt hand, no peeking at hidden cards (R21 for the knock card), the errors, the
-spaces and gymnasium's checker, and the default that changes nothing."""
+scalar env's, perfect recall of the dealt hand, no peeking at hidden cards (R21 for the knock card), jokers told by
+event and never by id (R72), the errors, the spaces and gymnasium's checker, and the default that changes nothing."""
 
 from __future__ import annotations
 
@@ -22,10 +22,12 @@ from gin_env.batch.history import BatchHistory
 from gin_env.envs.gin_rummy import GinRummyEnv
 from gin_env.envs.hand_history import LearnerHistory
 from gin_env.envs.vector import GinRummyVectorEnv
-from gin_env.game import actions, cards, engine
+from gin_env.game import actions, cards, engine, observation
 from gin_env.game.information_state import (
     HISTORY_DTYPE,
     HISTORY_LAYOUT,
+    JOKER_LAYOUT,
+    JOKER_TOKENS,
     MAX_HISTORY,
     N_TOKENS,
     OTHER_DRAW,
@@ -34,10 +36,12 @@ from gin_env.game.information_state import (
     describe_token,
     encode_history,
     event_of,
+    history_layout,
     history_length,
+    n_tokens,
     token,
 )
-from gin_env.game.observation import OBS_LAYOUT
+from gin_env.game.observation import obs_layout
 from gin_env.game.public_history import (
     BigGin,
     Discard,
@@ -81,10 +85,24 @@ def test_the_layout_has_no_gap_or_overlap_and_every_token_fits_int16():
     assert N_TOKENS - 1 <= np.iinfo(HISTORY_DTYPE).max
 
 
+def test_jokers_add_one_token_per_card_kind_after_the_standard_vocabulary_R72():
+    """The standard layout is a prefix of the jokers' (every standard token keeps its id), and each of the seven
+    kinds that name a card has one joker token after it, whichever joker and however many the deck holds."""
+    assert list(JOKER_LAYOUT.items())[:len(HISTORY_LAYOUT)] == list(HISTORY_LAYOUT.items())
+    added = {name: r for name, r in JOKER_LAYOUT.items() if name not in HISTORY_LAYOUT}
+    card_kinds = [name for name, r in HISTORY_LAYOUT.items() if len(r) == cards.N_CARDS]
+    assert list(added) == [f"{name}_joker" for name in card_kinds] and {len(r) for r in added.values()} == {1}
+    assert [r.start for r in added.values()] == list(range(N_TOKENS, N_TOKENS + JOKER_TOKENS)) == list(range(371, 378))
+    assert history_layout(Rules()) is HISTORY_LAYOUT and n_tokens(Rules()) == N_TOKENS
+    for jokers in (1, 2):
+        rules = Rules(jokers=jokers)
+        assert history_layout(rules) is JOKER_LAYOUT and n_tokens(rules) == N_TOKENS + JOKER_TOKENS
+
+
 @pytest.mark.parametrize("viewer", [0, 1])
 def test_token_and_event_of_round_trip_every_token_and_every_event_kind(viewer):
     other = 1 - viewer
-    for t in range(1, N_TOKENS):
+    for t in range(1, N_TOKENS + JOKER_TOKENS):
         assert token(event_of(t, viewer), viewer) == t
     kinds = set()
     for c in range(cards.N_CARDS):
@@ -98,6 +116,21 @@ def test_token_and_event_of_round_trip_every_token_and_every_event_kind(viewer):
     assert event_of(token(Knock(other, 5), viewer), viewer) == Knock(other, None)
     assert kinds | {Pass, BigGin} == {Upcard, Pass, Take, Draw, Discard, Knock, BigGin}
     assert token(Discard(viewer, "7H"), viewer) == OWN_DISCARD + cards.card("7H")
+    joker = cards.N_CARDS  # R72: a record names any joker as the first joker's id
+    for event in (Upcard(joker), Take(viewer, joker), Take(other, joker), Draw(viewer, joker), Discard(viewer, joker),
+                  Discard(other, joker), Knock(viewer, joker)):
+        assert event_of(token(event, viewer), viewer) == event
+
+
+def test_either_joker_and_its_name_are_one_token_R72():
+    """R72: the events of joker 52, joker 53 and ``"JK"`` are one token each, the joker token of their kind."""
+    for make, name in ((Upcard, "upcard"), (functools.partial(Take, 0), "own_take"),
+                       (functools.partial(Take, 1), "other_take"), (functools.partial(Draw, 0), "own_draw"),
+                       (functools.partial(Discard, 0), "own_discard"), (functools.partial(Discard, 1), "other_discard"),
+                       (functools.partial(Knock, 0), "own_knock")):
+        assert {token(make(joker), 0) for joker in (52, 53, "JK", "jk")} == {JOKER_LAYOUT[f"{name}_joker"].start}
+    assert token(Knock(1, 53), 0) == OTHER_KNOCK
+    assert describe_token(token(Take(1, 53), 0)) == "other takes JK"
 
 
 def test_the_other_players_knock_card_is_face_down_R21():
@@ -120,7 +153,7 @@ def test_bad_tokens_events_and_histories_are_refused_clearly():
     with pytest.raises(ValueError, match="padding"):
         event_of(0, 0)
     with pytest.raises(ValueError, match="out of range"):
-        event_of(N_TOKENS, 0)
+        event_of(N_TOKENS + JOKER_TOKENS, 0)
     with pytest.raises(TypeError, match="integer"):
         describe_token(True)
     with pytest.raises(TypeError, match="not a public event"):
@@ -130,7 +163,7 @@ def test_bad_tokens_events_and_histories_are_refused_clearly():
     with pytest.raises(ValueError, match="names its card for its drawer only"):
         token(Draw(1, "KS"), 0)
     with pytest.raises(ValueError, match="card"):
-        token(Discard(0, 52), 0)
+        token(Discard(0, cards.LARGEST_DECK.n_cards), 0)
     with pytest.raises(ValueError, match="viewer"):
         token(Pass(0), 2)
     with pytest.raises(ValueError, match="3 events do not fit a history of length 2"):
@@ -231,16 +264,20 @@ class Recorder:
         self.events = [] if self.start is None else list(deal_events(self.start[0]))
 
 
-def recovered_deal(obs: dict) -> int:
-    """The learner's dealt cards from its observation alone: the cards it holds, less those it took and drew,
-    plus those it discarded and knocked with (the module docstring of ``information_state``)."""
-    count = obs["observation"][OBS_LAYOUT["hand"]].astype(int)
+def recovered_deal(obs: dict, rules: Rules) -> tuple[int, int]:
+    """The learner's dealt cards from its observation alone, its natural cards as a mask and its jokers as a count
+    (R72): the cards it holds, less those it took and drew, plus those it discarded and knocked with (the module
+    docstring of ``information_state``)."""
+    layout = obs_layout(rules)
+    count = obs["observation"][layout["hand"]].astype(int)
+    jokers = round(float(obs["observation"][layout["jokers"]][0]) * rules.jokers) if rules.jokers else 0
     for t in obs["history"]:
         for name, sign in (("own_take", -1), ("own_draw", -1), ("own_discard", 1), ("own_knock", 1)):
             if t in HISTORY_LAYOUT[name]:
                 count[t - HISTORY_LAYOUT[name].start] += sign
-    assert set(count.tolist()) <= {0, 1}
-    return cards.to_mask(np.flatnonzero(count).tolist())
+            jokers += sign * (t in history_layout(rules).get(f"{name}_joker", ()))
+    assert set(count.tolist()) <= {0, 1} and 0 <= jokers <= rules.jokers
+    return cards.to_mask(np.flatnonzero(count).tolist()), jokers
 
 
 def check_learner_history(env: GinRummyEnv, obs: dict, recorder: Recorder, two_players: bool) -> None:
@@ -255,7 +292,8 @@ def check_learner_history(env: GinRummyEnv, obs: dict, recorder: Recorder, two_p
     if two_players:
         np.testing.assert_array_equal(history, encode_history(recorder.events, env.learner, len(history)))
     state, player = recorder.start
-    assert recovered_deal(obs) == state.hands[player]
+    dealt = state.hands[player]
+    assert recovered_deal(obs, env.rules) == (dealt & cards.FULL_DECK, (dealt & env.rules.deck.joker_mask).bit_count())
     view = env.table.agent_view(env.learner)
     if view.phase != engine.OVER:
         events = [event_of(t, player) for t in history[history != 0]]
@@ -372,6 +410,102 @@ def test_hidden_cards_and_stock_order_never_change_a_token(preset):
                 compared += 1
             state = engine.step(state, action)
     assert compared > 200
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Jokers: by event, never by id (R72)
+# ---------------------------------------------------------------------------------------------------------------
+
+def tokens_of_move(states: list[engine.HandState], action: int, viewer: int) -> list[int]:
+    """The token of ``action`` in each of ``states`` as ``viewer`` sees it, scalar, checked equal to the batched
+    one (``BatchHistory.moves``, the vector env's)."""
+    scalar = [token(public_event(state, action, viewer), viewer) for state in states]
+    games = np.arange(len(states))
+    batched = BatchHistory(states[0].rules, len(states)).moves(
+        HandBatch.from_states(states), games, np.full(len(states), action), np.full(len(states), viewer))
+    assert batched.tolist() == scalar
+    return scalar
+
+
+def dealt_tokens(states: list[engine.HandState]) -> list[list[int]]:
+    """Each state's deal tokens, scalar, checked equal to the batched ones (``BatchHistory.dealt``)."""
+    scalar = [[token(event, 0) for event in deal_events(state)] for state in states]
+    history = BatchHistory(states[0].rules, len(states))
+    history.dealt(HandBatch.from_states(states), np.arange(len(states)))
+    assert [row[:count].tolist() for row, count in zip(history.tokens, history.count)] == scalar
+    return scalar
+
+
+def test_which_joker_lies_where_never_changes_a_token_R72():
+    """R72: two deals that differ only in which joker lies where (ids 52 and 53 swapped in the deck) have the same
+    legal actions throughout and give identical token streams for the same actions, for both viewers, scalar and
+    batched; every kind of joker token but the rare knock comes up (the scripted hand below has it)."""
+    rules, rng = Rules.preset("jokers"), np.random.default_rng(23)
+    first, second = rules.deck.joker_ids
+    seen = set()
+    for hand in range(40):
+        deck = rng.permutation(rules.deck.n_cards).tolist()
+        if hand % 4 == 0:  # a joker upcard (R70, E13) in every fourth deal
+            at = deck.index(first)
+            deck[at], deck[engine.DEALT] = deck[engine.DEALT], deck[at]
+        swapped = [second if c == first else first if c == second else c for c in deck]
+        states = [engine.new_hand(rules, dealer=hand % 2, deck=d) for d in (deck, swapped)]
+        streams = dealt_tokens(states)
+        assert streams[0] == streams[1]
+        seen.update(streams[0])
+        while states[0].phase != engine.OVER:
+            mask = engine.legal_mask(states[0])
+            np.testing.assert_array_equal(engine.legal_mask(states[1]), mask)
+            action = random_legal(mask, rng)
+            for viewer in (0, 1):
+                moved = tokens_of_move(states, action, viewer)
+                assert moved[0] == moved[1]
+                seen.add(moved[0])
+            states = [engine.step(state, action) for state in states]
+    joker_kinds = {describe_token(t) for t in seen if t >= N_TOKENS}
+    assert joker_kinds >= {"upcard JK", "own takes JK", "other takes JK", "own draws JK", "own discards JK",
+                           "other discards JK"}
+
+
+def test_the_joker_tokens_of_a_scripted_hand_R72():
+    """A short hand under the preset ``jokers``, pinned token by token for both players: a joker upcard taken (R13,
+    R70), a discard that may not be a joker (R71), a joker drawn and discarded by the joker action, the other joker
+    taken from the pile and later knocked with (``KNOCK_JOKER``, face down to the other player, R21). The batched
+    tokens are the same, and the tokens replayed through ``public_history`` give each player's view at every
+    point."""
+    rules = Rules.preset("jokers")
+    first, second = rules.deck.joker_ids
+    dealer_cards = cards.parse("AS 2S 3S 4H 5H 6H 7C 8C 9C KD")
+    other_cards = cards.parse("2C 4C 6C 8D TD QH 3H 5D 7S 9S")
+    top = [c for pair in zip(other_cards, dealer_cards) for c in pair]  # the non-dealer's cards at the even slots
+    top += [second, cards.card("KH"), first, cards.card("QC"), cards.card("2D")]
+    deck = top + [c for c in range(cards.N_CARDS) if c not in top]
+    state = engine.new_hand(rules, dealer=0, deck=deck)
+    script = [actions.TAKE_DISCARD, actions.discard(cards.card("QH")), actions.DRAW_STOCK,
+              actions.discard(cards.card("KH")), actions.DRAW_STOCK, actions.DISCARD_JOKER, actions.TAKE_DISCARD,
+              actions.discard(cards.card("KD")), actions.DRAW_STOCK, actions.discard(cards.card("QC")),
+              actions.DRAW_STOCK, actions.KNOCK_JOKER]
+    dealt = state.hands
+    histories = {viewer: dealt_tokens([state])[0] for viewer in (0, 1)}
+    for action in script:
+        for viewer in (0, 1):
+            histories[viewer] += tokens_of_move([state], action, viewer)
+        state = engine.step(state, action)
+        for viewer in (0, 1):
+            if state.phase != engine.OVER:
+                events = [event_of(t, viewer) for t in histories[viewer]]
+                assert player_view(rules, viewer, dealt[viewer], 0, events) == observation.view(state, viewer)
+    assert state.outcome.knocker == 0 and state.outcome.knock_card in rules.deck.joker_ids
+    assert [describe_token(t) for t in histories[0]] == [
+        "upcard JK", "other takes JK", "other discards QH", "own draws KH", "own discards KH", "other draws",
+        "other discards JK", "own takes JK", "own discards KD", "other draws", "other discards QC", "own draws 2D",
+        "own knocks with JK"]
+    assert [describe_token(t) for t in histories[1]] == [
+        "upcard JK", "own takes JK", "own discards QH", "other draws", "other discards KH", "own draws JK",
+        "own discards JK", "other takes JK", "other discards KD", "own draws QC", "own discards QC", "other draws",
+        "other knocks"]
+    assert [t for t in histories[0] if t >= N_TOKENS] == [371, 373, 376, 372, 377]
+    assert [t for t in histories[1] if t >= N_TOKENS] == [371, 372, 374, 375, 373]
 
 
 # ---------------------------------------------------------------------------------------------------------------

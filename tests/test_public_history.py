@@ -34,6 +34,7 @@ RULES = {
     "eleven": Rules.preset("standard", deal_mode="eleven", discard_taken_card=True),
     "short": Rules.preset("standard", max_turns=8, max_upcard_draws=2, wall=26, wall_upcard_knock=True,
                           big_gin_bonus=31),
+    "jokers": Rules.preset("jokers"),                   # R62-R72: events speak of a joker, never of its id
 }
 HANDS = 12
 
@@ -61,6 +62,8 @@ def play_and_compare(rules: Rules, seed: int) -> set[str]:
             for p in (0, 1):
                 events[p].append(public_event(state, action, p))
             seen.add(f"{type(events[0][-1]).__name__} in {engine.PHASE_NAMES[state.phase]}")
+            if any(getattr(events[p][-1], "card", None) == cards.N_CARDS for p in (0, 1)):
+                seen.add(f"{type(events[0][-1]).__name__} of a joker")
             state = engine.step(state, action)
         if state.outcome.kind == "dead":
             seen.add("dead hand")
@@ -121,6 +124,45 @@ def test_the_wall_take_from_either_seat():
         played = replay_and_compare(state, choose)
         assert played[-2] == actions.TAKE_DISCARD and actions.is_knock(played[-1])
     assert takers == {0, 1}
+
+
+def test_jokers_come_up_as_events_never_as_ids_R72():
+    """R72: over random hands under the preset ``jokers``, jokers are taken, drawn and discarded, every event names
+    a joker ``cards.N_CARDS`` whichever joker moved, and each player's view of the events is the real view."""
+    seen = set().union(*(play_and_compare(RULES["jokers"], seed=200 + i) for i in range(3)))
+    assert {"Take of a joker", "Draw of a joker", "Discard of a joker"} <= seen
+
+
+def joker_history(joker) -> list:
+    """Player 1 draws a joker and discards it; player 0 takes it from the pile and discards the KD."""
+    return [Upcard("4S"), Pass(1), Pass(0), Draw(1, joker), Discard(1, joker), Take(0, joker), Discard(0, "KD")]
+
+
+def test_either_joker_id_or_its_name_is_the_same_event_R72():
+    """R72: an event naming joker 52, joker 53 or ``"JK"`` is "a joker": the views are equal, and count one joker
+    held (player 1 was dealt joker 53), one on the opponent known to hold it from the pile and none unseen."""
+    rules = Rules.preset("jokers")
+    own = cards.parse("AS 3S 5H 7H 9D JD KC 2C 6C") + [rules.deck.joker_ids[-1]]
+    views = [player_view(rules, 1, own, 0, joker_history(joker)) for joker in (52, 53, "JK")]
+    assert views[0] == views[1] == views[2]
+    counts = observation.encode(views[0])[observation.obs_layout(rules)["jokers"]] * rules.jokers
+    assert dict(zip(observation.JOKER_COUNTS, counts.round().astype(int).tolist())) == {
+        "hand": 1, "top_discard": 0, "pile_rest": 0, "opponent_known": 1, "opponent_discards": 0,
+        "opponent_declined": 0, "unseen": 0}
+
+
+def test_impossible_joker_events_are_named_R71_R72():
+    """A joker drawn when the player sees both elsewhere, a joker discarded the turn one was taken (R71), and a
+    joker under rules without any are refused, naming the event."""
+    rules = Rules.preset("jokers")
+    own = cards.parse("AS 3S 5H 7H 9D JD KC 2C 6C JK")
+    seen = r"no joker can be there: player 1 \(the viewer\) sees each elsewhere \(player 1 .*; it is in the discard"
+    with pytest.raises(ValueError, match=f"event 3 .*{seen}"):
+        player_view(rules, 1, own, 0, [Upcard("JK"), Pass(1), Pass(0), Draw(1, "JK")])
+    with pytest.raises(ValueError, match=r"event 6 .*DISCARD\(JK\) is not legal"):
+        player_view(rules, 1, own, 0, joker_history("JK")[:6] + [Discard(0, "JK")])
+    with pytest.raises(ValueError, match="event 3 .*card id 52 out of range 0..51"):
+        player_view(Rules(), 1, own[:9] + [cards.card("8D")], 0, joker_history(52))
 
 
 @pytest.mark.parametrize("dealer", [0, 1])

@@ -14,7 +14,8 @@ API
     The same worlds (for the same ``rng`` state) as a ``HandBatch`` of ``n`` games, filled from arrays without a
     ``HandState`` per world: the fast path to roll out.
 ``draw_worlds(view, n, rng, *, model=None) -> Draws``
-    The same worlds as arrays: ``decks`` (n, 52), ``opponent_hands`` (n,) masks, ``public`` (the shared fields).
+    The same worlds as arrays: ``decks`` (n, ``rules.deck.n_cards``), ``opponent_hands`` (n,) masks, ``public``
+    (the shared fields).
 ``batch_of_draws(view, draws) -> HandBatch``
     Such arrays, or a selection of their rows (a reweighted draw), as a ``HandBatch`` to roll out.
 ``OpponentModel(shunned_weight=0.5, partner_weight=2.0, replay=0.5)``
@@ -22,7 +23,8 @@ API
     (every weight 1, no replay).
 ``NetworkModel(network="belief-v1", replay=0.5)``
     The learned opponent model: a network reads the view and weighs each unseen card by its odds of lying in the
-    opponent's hand; the rest of the draw is :class:`OpponentModel`'s (``gin_env.belief.network``).
+    opponent's hand; the rest of the draw is :class:`OpponentModel`'s (``gin_env.belief.network``). It reads views
+    of the standard deck only: under rules with jokers it is refused (``network.check_rules``) before any draw.
 
 ``view`` must be the view of the player to act (``view.to_act``) in a hand that is not over: a waiting player's
 view does not show which card the opponent took this turn, so its worlds would not be determined. ``n`` is a whole
@@ -39,7 +41,10 @@ the legal mask included, is reproduced exactly, and ``engine.validate(w)`` passe
   still holds) plus ``10 - |opponent_known|`` hidden cards from ``view.unseen``;
 * the stock is the rest of the unseen cards, ``view.stock_size`` of them, in uniformly random order;
 * the pile, the phase, the dealer, the knock limit, the taken card and the opponent's public records are the
-  view's.
+  view's;
+* with jokers (R62), each card above is a joker by the id the view names it by (``observation.jokers_by_count``):
+  the unseen jokers are unseen cards like any other, so a world holds every joker of the deck, and its view names
+  them again as the view did, since which joker is which is never information (R72).
 
 What the view does not show and no rule reads from a later move is rebuilt as the least it implies, the same in
 every world: the viewer's own discards are the face-up cards the opponent did not discard, its own declined cards

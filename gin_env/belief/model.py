@@ -45,15 +45,17 @@ class OpponentModel:
             raise ValueError(f"OpponentModel.replay must be a number >= 0, got {self.replay!r}")
 
     def card_weights(self, view: PlayerView) -> np.ndarray:
-        """(52,) weight of each card for the opponent's hidden hand: 0 off ``view.unseen``; else 1, times
-        ``shunned_weight`` next to a card the opponent discarded or declined, times ``partner_weight`` next to a
-        card it took from the pile and holds ("next to": a meld partner, ``meld_partners.NEIGHBOURS``)."""
+        """(``rules.deck.n_cards``,) weight of each card for the opponent's hidden hand: 0 off ``view.unseen``;
+        else 1, times ``shunned_weight`` next to a card the opponent discarded or declined, times ``partner_weight``
+        next to a card it took from the pile and holds ("next to": a meld partner, ``meld_partners.NEIGHBOURS``).
+        A joker melds with any card, so it is next to none: jokers shown lean no card, and an unseen joker weighs 1
+        (R65)."""
         shunned = partners = 0
-        for c in cards.to_ids(view.opponent_discards | view.opponent_declined):
+        for c in cards.to_ids((view.opponent_discards | view.opponent_declined) & cards.FULL_DECK):
             shunned |= meld_partners.NEIGHBOURS[c]
-        for c in cards.to_ids(view.opponent_known):
+        for c in cards.to_ids(view.opponent_known & cards.FULL_DECK):
             partners |= meld_partners.NEIGHBOURS[c]
-        weights = np.zeros(cards.N_CARDS)
+        weights = np.zeros(view.rules.deck.n_cards)
         for c in cards.to_ids(view.unseen):
             weights[c] = ((self.shunned_weight if shunned >> c & 1 else 1.0)
                           * (self.partner_weight if partners >> c & 1 else 1.0))
@@ -84,7 +86,7 @@ def draw_hidden(view: PlayerView, unseen: np.ndarray, hidden: int, n: int, rng: 
         keys = np.where(held, np.inf, -np.log(rng.random((n, u))) / weights)
         held[rows, keys.argmin(axis=1)] = True
         masks = np.bitwise_or.reduce(np.where(held, bits, np.uint64(0)), axis=1) | np.uint64(view.opponent_known)
-        after = solver.discard_deadwoods_of_masks(masks)[:, unseen].astype(np.float64)
+        after = solver.discard_deadwoods_of_masks(masks, view.rules)[:, unseen].astype(np.float64)
         # A random half-point breaks ties between sheds that leave the same deadwood.
         after = np.where(held, after + rng.random((n, u)) * 0.5, np.inf)
         held[rows, after.argmin(axis=1)] = False

@@ -21,6 +21,7 @@ import numpy as np
 from gin_env.files import npz_arrays, npz_headers
 from gin_env.game import cards
 from gin_env.game.observation import OBS_LAYOUT, PlayerView, encode
+from gin_env.game.rules import Rules
 
 #: The entries of the encoding the network reads: all but the match scores, which say nothing of the hidden cards.
 INPUTS = OBS_LAYOUT["scores"].start
@@ -61,19 +62,33 @@ class NetworkModel:
 
     def probabilities(self, view: PlayerView) -> np.ndarray:
         """(52,) the network's chance that the opponent holds each card among its hidden ones: 0 off
-        ``view.unseen``."""
-        return np.where(cards.to_array(view.unseen), self._chances(view), 0.0)
+        ``view.unseen``. A view of a game with jokers is refused (:func:`check_rules`)."""
+        # The chances first: they refuse a view with jokers before its joker ids index a natural-card array.
+        chances = self._chances(view)
+        return np.where(cards.to_array(view.unseen), chances, 0.0)
 
     def card_weights(self, view: PlayerView) -> np.ndarray:
         """(52,) the odds ``p / (1 - p)`` of each unseen card (``p`` from :meth:`probabilities`, kept within
-        :data:`CLIP` of 0 and 1, so every unseen card weighs more than 0); 0 off ``view.unseen``."""
+        :data:`CLIP` of 0 and 1, so every unseen card weighs more than 0); 0 off ``view.unseen``. A view of a game
+        with jokers is refused (:func:`check_rules`)."""
         p = np.clip(self._chances(view), CLIP, 1.0 - CLIP)
         return np.where(cards.to_array(view.unseen), p / (1.0 - p), 0.0)
 
     def _chances(self, view: PlayerView) -> np.ndarray:
         """(52,) the network's chance for every card, the seen ones included."""
+        check_rules(view.rules)
         # The logistic function as tanh: no overflow for any logit.
         return 0.5 * (1.0 + np.tanh(0.5 * logits(self.layers, encode(view)[:INPUTS]).astype(np.float64)))
+
+
+def check_rules(rules: Rules) -> None:
+    """``ValueError``, one line naming ``rules``, unless a belief network can read views of their game: a network
+    reads the encoding of the natural cards and gives one chance per natural card, so it has no input or output
+    for a joker (R62, R72) and a game with jokers is refused."""
+    if rules.jokers:
+        raise ValueError(f"a belief network reads views of the {cards.N_CARDS}-card deck only, and "
+                         f"{rules.describe()} deals {rules.deck.n_cards} cards with jokers (R62, R72): draw its "
+                         "worlds with gin_env.belief.OpponentModel")
 
 
 def logits(layers, x: np.ndarray) -> np.ndarray:

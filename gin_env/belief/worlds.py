@@ -12,17 +12,21 @@ import numpy as np
 from gin_env.batch import kernels
 from gin_env.batch.hand_batch import LIVE, HandBatch
 from gin_env.belief.model import UNIFORM, OpponentModel, draw_hidden
-from gin_env.belief.network import NetworkModel
+from gin_env.belief.network import NetworkModel, check_rules
 from gin_env.game import cards, engine
 from gin_env.game.actions import TAKE_DISCARD
 from gin_env.game.engine import DEALT, DISCARD, DRAW, OVER
-from gin_env.game.observation import PlayerView
+from gin_env.game.observation import PlayerView, jokers_by_count
 
 
 class Draws(NamedTuple):
-    """``n`` worlds of one view as arrays: ``decks`` (n, 52) int64, each world's deck (the stock from index
-    ``52 - view.stock_size``), ``opponent_hands`` (n,) uint64 card masks, and the fields every world shares
-    (``public``: the keyword arguments of ``engine.HandState`` other than ``deck`` and ``hands``)."""
+    """``n`` worlds of one view as arrays: ``decks`` (n, ``rules.deck.n_cards``) int64, each world's deck (the stock
+    from index ``n_cards - view.stock_size``), ``opponent_hands`` (n,) uint64 card masks, and the fields every world
+    shares (``public``: the keyword arguments of ``engine.HandState`` other than ``deck`` and ``hands``).
+
+    Jokers carry the ids the view names them by (``observation.jokers_by_count``): the unseen mask holds the unseen
+    ones, so a world deals each of them to the opponent's hidden hand or to the stock like any unseen card, and its
+    view names them as the view did (R72)."""
 
     decks: np.ndarray
     opponent_hands: np.ndarray
@@ -90,7 +94,7 @@ def draw_worlds(view: PlayerView, n: int, rng: np.random.Generator, *,
     # The cards dealt or drawn so far fill the deck above the stock: the cards out of the stock in ascending order,
     # then the opponent's hidden ones, with the upcard at its place (R10).
     upcard = view.initial_upcard
-    played = [c for c in range(cards.N_CARDS) if not view.unseen >> c & 1 and c != upcard]
+    played = [c for c in range(view.rules.deck.n_cards) if not view.unseen >> c & 1 and c != upcard]
     front = np.concatenate([np.broadcast_to(np.asarray(played, dtype=np.int64), (n, len(played))), theirs], axis=1)
     if upcard != engine.NO_CARD:
         front = np.insert(front, DEALT, upcard, axis=1)
@@ -106,9 +110,9 @@ def public_fields(view: PlayerView) -> dict:
     top_bit = 1 << top if top != engine.NO_CARD else 0
     upcard = view.initial_upcard
     upcard_bit = 1 << upcard if upcard != engine.NO_CARD else 0
-    own_known = view.hand & (view.opponent_discards | upcard_bit)
+    own_known = view.hand & (view.opponent_discards | upcard_bit) & cards.FULL_DECK | _taken_joker(view)
     visible = view.pile_rest | top_bit | view.opponent_known | own_known
-    own_discards = visible & ~view.opponent_discards
+    own_discards = visible & ~view.opponent_discards & cards.FULL_DECK | _own_joker_discards(view, visible)
     # The pile: the upcard at the bottom while it lies there untaken, the top card last.
     rest = cards.to_ids(view.pile_rest)
     if upcard_bit & view.pile_rest:
@@ -117,13 +121,28 @@ def public_fields(view: PlayerView) -> dict:
     phase, taken = view.phase, view.taken
     turns = own_discards.bit_count() + view.opponent_discards.bit_count()
     return dict(
-        rules=rules, stock_top=cards.N_CARDS - view.stock_size, pile=pile, dealer=me if view.is_dealer else 1 - me,
-        current=me, phase=phase, taken=taken,
+        rules=rules, stock_top=rules.deck.n_cards - view.stock_size, pile=pile,
+        dealer=me if view.is_dealer else 1 - me, current=me, phase=phase, taken=taken,
         both_passed=phase == DRAW and bool(pile) and not view.legal_mask[TAKE_DISCARD],
         must_knock=phase == DISCARD and taken != engine.NO_CARD and view.stock_size == rules.wall,
         initial_upcard=upcard, knock_limit=view.knock_limit, turns=min(turns, rules.max_turns or turns),
         known=_pair(me, own_known, view.opponent_known), discarded=_pair(me, own_discards, view.opponent_discards),
         declined=_pair(me, 0, view.opponent_declined), outcome=None)
+
+
+def _taken_joker(view: PlayerView) -> int:
+    """The viewer's record of jokers taken from the pile, the least the view implies: the joker it took this turn,
+    if it took one (the view names it by count, R72), else none."""
+    return 1 << view.taken if view.rules.deck.is_joker(view.taken) else 0
+
+
+def _own_joker_discards(view: PlayerView, visible: int) -> int:
+    """The viewer's record of its joker discards (R72: a count, as the lowest joker ids), the least the view
+    implies: every joker that lay face up (``visible``: in the pile or taken from it) beyond those the opponent
+    discarded."""
+    count = max(0, (visible & view.rules.deck.joker_mask).bit_count()
+                - (view.opponent_discards & view.rules.deck.joker_mask).bit_count())
+    return jokers_by_count((count,))[0]
 
 
 def _check(view: PlayerView, n: int, rng: np.random.Generator,
@@ -138,6 +157,8 @@ def _check(view: PlayerView, n: int, rng: np.random.Generator,
     if model is not None and not isinstance(model, (OpponentModel, NetworkModel)):
         raise TypeError(f"model must be a gin_env.belief.OpponentModel, a gin_env.belief.NetworkModel or None, got "
                         f"{type(model).__name__}")
+    if isinstance(model, NetworkModel):
+        check_rules(view.rules)
     if view.phase == OVER:
         raise ValueError("the hand of this view is over: every card is known, there is no hidden world to draw")
     if not view.to_act:

@@ -4,7 +4,9 @@
 The learner's hand is the one its seat plays (``GameTable.hand_of``): in four players its pairing's, in a room its
 seat's, where a teammate's move is the seat's own (R59). Each action played in that hand adds the token of its
 public event (``public_history.public_event``) as the learner sees it; each deal clears the history and adds the
-upcard (``public_history.deal_events``). A three-player learner sitting a hand out has an empty history.
+upcard (``public_history.deal_events``). A three-player learner sitting a hand out has an empty history. Under rules
+with jokers the tokens speak of a joker by its event, never by its id (R72), and the space takes the joker tokens
+(``information_state.n_tokens``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from gin_env.game.information_state import HISTORY_DTYPE, N_TOKENS, history_length, token
+from gin_env.game.information_state import HISTORY_DTYPE, history_length, n_tokens, token
 from gin_env.game.public_history import deal_events, public_event
 from gin_env.table.checks import flag
 from gin_env.table.protocol import GameTable
@@ -23,9 +25,10 @@ def check_flag(information_state) -> bool:
     return flag(information_state, "information_state")
 
 
-def space(observation: gym.spaces.Box, length: int) -> gym.spaces.Dict:
-    """The observation space with an information state: ``observation`` and a history of ``length`` tokens."""
-    history = gym.spaces.Box(0, N_TOKENS - 1, (length,), dtype=HISTORY_DTYPE)
+def space(observation: gym.spaces.Box, length: int, vocabulary: int) -> gym.spaces.Dict:
+    """The observation space with an information state: ``observation`` and a history of ``length`` tokens, each
+    below ``vocabulary`` (``information_state.n_tokens(rules)``)."""
+    history = gym.spaces.Box(0, vocabulary - 1, (length,), dtype=HISTORY_DTYPE)
     return gym.spaces.Dict({"observation": observation, "history": history})
 
 
@@ -66,7 +69,7 @@ class LearnerHistory:
 
     def space(self, observation: gym.spaces.Box) -> gym.spaces.Dict:
         """The observation space: ``observation`` and the history."""
-        return space(observation, self.length)
+        return space(observation, self.length, n_tokens(self.table.rules))
 
     def observe(self, observation: np.ndarray) -> dict[str, np.ndarray]:
         """``observation`` with a copy of the history, as the space has them."""

@@ -22,6 +22,7 @@ from gin_env.batch.observation import batch_view, encode_batch
 from gin_env.envs import hand_history, roles
 from gin_env.game import engine
 from gin_env.game.actions import n_actions
+from gin_env.game.information_state import n_tokens
 from gin_env.game.observation import obs_bounds, obs_size
 from gin_env.game.rules import Rules, format_name
 from gin_env.table.batched import BatchTable, check_num_envs
@@ -182,7 +183,8 @@ class GinRummyVectorEnv(gym.vector.VectorEnv):
         #: The histories of the learners' hands (``information_state=True``), else None.
         self.history = BatchHistory(self.rules, num_envs) if information_state else None
         if self.history is not None:
-            self.single_observation_space = hand_history.space(self.single_observation_space, self.history.length)
+            self.single_observation_space = hand_history.space(self.single_observation_space, self.history.length,
+                                                               n_tokens(self.rules))
         self.single_action_space = gym.spaces.Discrete(n_actions(self.rules))
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)

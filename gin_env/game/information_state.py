@@ -29,10 +29,29 @@ name               size  tokens         meaning
 ``N_TOKENS`` (371) tokens in all; ``c`` is a card id of ``cards.py``. A hand's history is an int16 array of
 ``history_length(rules)`` entries: its events in order from entry 0, then zeros.
 
-Why perfect recall: the viewer's dealt cards need no token. Its hand now (the ``hand`` plane of the 375-entry
-observation) less the cards it took and drew, plus the cards it discarded and knocked with, is the hand it was dealt;
-every other card it has seen placed is in a token. The other player's hidden cards and the stock order never enter
-a token, so two deals that differ only there give the same history.
+With jokers (R62) the standard vocabulary stays as it is and each kind of event that names a card has one token
+more after it, for a joker (``JOKER_LAYOUT``; ``history_layout(rules)``, ``n_tokens(rules)``): which joker is which
+is never information (R72), so a joker is told by its event alone, and an event of either joker is one token.
+
+=======================  ====  ======  ==============================================================================
+name                     size  token   meaning
+=======================  ====  ======  ==============================================================================
+``upcard_joker``            1  371     the upcard is a joker (R70, E13)
+``own_take_joker``          1  372     the viewer takes a joker from the pile
+``other_take_joker``        1  373     the other player takes a joker from the pile
+``own_draw_joker``          1  374     the viewer draws a joker from the stock
+``own_discard_joker``       1  375     the viewer discards a joker (action ``DISCARD_JOKER``)
+``other_discard_joker``     1  376     the other player discards a joker
+``own_knock_joker``         1  377     the viewer knocks with a joker (``KNOCK_JOKER``); the other's knock with a joker
+                                       is ``other_knock``, its card face down as any other
+=======================  ====  ======  ==============================================================================
+
+``N_TOKENS + JOKER_TOKENS`` (378) tokens under rules with jokers, one or two alike.
+
+Why perfect recall: the viewer's dealt cards need no token. Its hand now (the ``hand`` plane of the observation, and
+with jokers its joker count) less the cards it took and drew, plus the cards it discarded and knocked with, is the
+hand it was dealt; every other card it has seen placed is in a token. The other player's hidden cards and the stock
+order never enter a token, nor which joker lies where, so two deals that differ only there give the same history.
 """
 
 from __future__ import annotations
@@ -44,12 +63,18 @@ from gin_env.game.observation import consecutive
 from gin_env.game.public_history import BigGin, Discard, Draw, Event, Knock, Pass, Take, Upcard
 from gin_env.game.rules import Rules
 
-HISTORY_LAYOUT: dict[str, range] = consecutive(
-    [("pad", 1), ("upcard", cards.N_CARDS), ("own_pass", 1), ("other_pass", 1), ("own_take", cards.N_CARDS),
-     ("other_take", cards.N_CARDS), ("own_draw", cards.N_CARDS), ("other_draw", 1), ("own_discard", cards.N_CARDS),
-     ("other_discard", cards.N_CARDS), ("own_knock", cards.N_CARDS), ("other_knock", 1), ("own_big_gin", 1),
-     ("other_big_gin", 1)], range)
+#: The kinds of event that name a card, in layout order: a token per natural card each and, with jokers, one more.
+CARD_KINDS = ("upcard", "own_take", "other_take", "own_draw", "own_discard", "other_discard", "own_knock")
+_STANDARD = [("pad", 1), ("upcard", cards.N_CARDS), ("own_pass", 1), ("other_pass", 1), ("own_take", cards.N_CARDS),
+             ("other_take", cards.N_CARDS), ("own_draw", cards.N_CARDS), ("other_draw", 1),
+             ("own_discard", cards.N_CARDS), ("other_discard", cards.N_CARDS), ("own_knock", cards.N_CARDS),
+             ("other_knock", 1), ("own_big_gin", 1), ("other_big_gin", 1)]
+HISTORY_LAYOUT: dict[str, range] = consecutive(_STANDARD, range)
+#: The layout under rules with jokers: the standard one, then a joker's token for each kind of ``CARD_KINDS`` (R72).
+JOKER_LAYOUT: dict[str, range] = consecutive(_STANDARD + [(f"{kind}_joker", 1) for kind in CARD_KINDS], range)
 N_TOKENS = HISTORY_LAYOUT["other_big_gin"].stop
+#: The tokens the jokers add after ``N_TOKENS``.
+JOKER_TOKENS = len(JOKER_LAYOUT) - len(HISTORY_LAYOUT)
 PAD = HISTORY_LAYOUT["pad"].start
 UPCARD = HISTORY_LAYOUT["upcard"].start
 OWN_PASS = HISTORY_LAYOUT["own_pass"].start
@@ -69,9 +94,17 @@ HISTORY_DTYPE = np.int16
 #: The longest history this module lays out: rules whose hands may have more events are refused.
 MAX_HISTORY = 4096
 
+#: ``_JOKER_TOKEN_OF[start]``: the joker's token of the card kind whose tokens start at ``start``, 0 elsewhere.
+_JOKER_TOKEN_OF = np.zeros(N_TOKENS, dtype=HISTORY_DTYPE)
+for _kind_name in CARD_KINDS:
+    _JOKER_TOKEN_OF[JOKER_LAYOUT[_kind_name].start] = JOKER_LAYOUT[f"{_kind_name}_joker"].start
+_JOKER_TOKEN_OF.flags.writeable = False
+
 #: ``ACTION_TOKENS[side, action]``: the token of an engine action by the viewer (side 0) or the other player (side
-#: 1), before the card only the state knows: a take adds the top of the pile, the viewer's draw the top of the stock.
-ACTION_TOKENS = np.zeros((2, actions.N_ACTIONS), dtype=HISTORY_DTYPE)
+#: 1), before the card only the state knows: a take adds the top of the pile, the viewer's draw the top of the stock
+#: (``card_token``). Its columns cover the joker actions too (``actions.MAX_ACTIONS``), which only rules with jokers
+#: play.
+ACTION_TOKENS = np.zeros((2, actions.MAX_ACTIONS), dtype=HISTORY_DTYPE)
 ACTION_TOKENS[:, actions.PASS] = OWN_PASS, OTHER_PASS
 ACTION_TOKENS[:, actions.TAKE_DISCARD] = OWN_TAKE, OTHER_TAKE
 ACTION_TOKENS[:, actions.DRAW_STOCK] = OWN_DRAW, OTHER_DRAW
@@ -81,6 +114,8 @@ ACTION_TOKENS[1, actions.DISCARD_BASE:actions.KNOCK_BASE] = np.arange(OTHER_DISC
 ACTION_TOKENS[0, actions.KNOCK_BASE:actions.KNOCK_BASE + cards.N_CARDS] = np.arange(OWN_KNOCK,
                                                                                     OWN_KNOCK + cards.N_CARDS)
 ACTION_TOKENS[1, actions.KNOCK_BASE:actions.KNOCK_BASE + cards.N_CARDS] = OTHER_KNOCK
+ACTION_TOKENS[:, actions.DISCARD_JOKER] = _JOKER_TOKEN_OF[OWN_DISCARD], _JOKER_TOKEN_OF[OTHER_DISCARD]
+ACTION_TOKENS[:, actions.KNOCK_JOKER] = _JOKER_TOKEN_OF[OWN_KNOCK], OTHER_KNOCK
 ACTION_TOKENS.flags.writeable = False
 
 #: The words of each kind of token, by layout name, for ``describe_token``.
@@ -90,13 +125,35 @@ _WORDS = {"pad": "no event", "upcard": "upcard", "own_pass": "own passes", "othe
           "other_knock": "other knocks", "own_big_gin": "own goes big gin", "other_big_gin": "other goes big gin"}
 
 
+def history_layout(rules: Rules) -> dict[str, range]:
+    """The token layout of hands under ``rules``: ``HISTORY_LAYOUT``, or ``JOKER_LAYOUT`` when the deck holds
+    jokers (R62)."""
+    return JOKER_LAYOUT if rules.deck.n_jokers else HISTORY_LAYOUT
+
+
+def n_tokens(rules: Rules) -> int:
+    """How many tokens a history under ``rules`` may hold (the padding included): ``N_TOKENS``, and
+    ``JOKER_TOKENS`` more with jokers."""
+    return N_TOKENS + (JOKER_TOKENS if rules.deck.n_jokers else 0)
+
+
+def card_token(start, card):
+    """The token of a card event: the kind whose natural cards' tokens start at token ``start`` (one of
+    ``CARD_KINDS``), and ``card``, an id; any joker (ids from ``cards.N_CARDS`` on) is the kind's one joker token
+    (R72). Ints, or numpy arrays of them for many events at once (the vector env's ``BatchHistory``)."""
+    card = np.asarray(card)
+    out = np.where(card >= cards.N_CARDS, _JOKER_TOKEN_OF[start], np.asarray(start) + card)
+    return int(out) if out.ndim == 0 else out
+
+
 def token(event: Event, viewer: int) -> int:
-    """The token of a public event (``public_history``) as ``viewer`` (0 or 1) sees it. Cards are ids or names. The
-    viewer's own draw must name its card; the other player's draw must not (the viewer cannot see it, as
-    ``public_history.player_view`` holds); the other player's knock card is face down (R21) and not read."""
+    """The token of a public event (``public_history``) as ``viewer`` (0 or 1) sees it. Cards are ids or names, a
+    joker any joker's id or ``"JK"``. The viewer's own draw must name its card; the other player's draw must not
+    (the viewer cannot see it, as ``public_history.player_view`` holds); the other player's knock card is face down
+    (R21) and not read."""
     viewer = engine.player_index(viewer, "viewer")
     if isinstance(event, Upcard):
-        return UPCARD + _card(event.card)
+        return card_token(UPCARD, _card(event.card))
     if not isinstance(event, (Pass, Take, Draw, Discard, Knock, BigGin)):
         raise TypeError(f"not a public event: {event!r}")
     own = engine.player_index(event.player, "player") == viewer
@@ -107,23 +164,23 @@ def token(event: Event, viewer: int) -> int:
     if isinstance(event, Draw):
         if own == (event.card is None):
             raise ValueError(f"{event!r} seen by player {viewer}: a draw names its card for its drawer only")
-        return OWN_DRAW + _card(event.card) if own else OTHER_DRAW
+        return card_token(OWN_DRAW, _card(event.card)) if own else OTHER_DRAW
     if isinstance(event, Knock):
-        return OWN_KNOCK + _card(event.card) if own else OTHER_KNOCK
+        return card_token(OWN_KNOCK, _card(event.card)) if own else OTHER_KNOCK
     own_base, other_base = (OWN_TAKE, OTHER_TAKE) if isinstance(event, Take) else (OWN_DISCARD, OTHER_DISCARD)
-    return (own_base if own else other_base) + _card(event.card)
+    return card_token(own_base if own else other_base, _card(event.card))
 
 
 def event_of(token_id: int, viewer: int) -> Event:
     """The public event a token stands for, from ``viewer``'s side (the inverse of :func:`token`): the other
-    player's drawn card and knock card, which the viewer does not see, are None. ``ValueError`` for the padding
-    token or one out of range."""
+    player's drawn card and knock card, which the viewer does not see, are None; a joker is ``cards.N_CARDS``, the
+    first joker's id, as every public record names a joker (R72). ``ValueError`` for the padding token or one out of
+    range."""
     viewer = engine.player_index(viewer, "viewer")
-    name, offset = _kind(token_id)
+    name, card = _kind(token_id)
     if name == "pad":
         raise ValueError("token 0 is the padding after the last event, not an event")
     player = viewer if name.startswith("own") else 1 - viewer
-    card = offset if len(HISTORY_LAYOUT[name]) == cards.N_CARDS else None
     kind = name.split("_", 1)[-1]
     if kind == "upcard":
         return Upcard(card)
@@ -134,10 +191,10 @@ def event_of(token_id: int, viewer: int) -> Event:
 
 
 def describe_token(token_id: int) -> str:
-    """A token in words from the viewer's side: ``"other discards 7H"``, ``"own passes"``, ``"no event"``."""
-    name, offset = _kind(token_id)
+    """A token in words from the viewer's side: ``"other discards 7H"``, ``"own takes JK"``, ``"no event"``."""
+    name, card = _kind(token_id)
     words = _WORDS[name]
-    return f"{words} {cards.card_str(offset)}" if len(HISTORY_LAYOUT[name]) == cards.N_CARDS else words
+    return words if card is None else f"{words} {cards.card_str(card)}"
 
 
 def encode_history(events, viewer: int, length: int) -> np.ndarray:
@@ -195,20 +252,24 @@ def _draw_cap_bound(rules: Rules, max_upcard_draws: int) -> int:
     return 3 + 2 * turns + 1
 
 
-def _kind(token_id) -> tuple[str, int]:
-    """The layout name of a token and its offset in that range (the card, for a card's token)."""
+def _kind(token_id) -> tuple[str, int | None]:
+    """The kind of a token (its layout name, a joker's token named as its card kind's) and its card, or None for a
+    kind that names none."""
     if isinstance(token_id, bool) or not isinstance(token_id, (int, np.integer)):
         raise TypeError(f"a token is an integer, got {token_id!r}")
-    for name, tokens in HISTORY_LAYOUT.items():
+    for name, tokens in JOKER_LAYOUT.items():
         if token_id in tokens:
-            return name, int(token_id) - tokens.start
-    raise ValueError(f"token {token_id} out of range 0..{N_TOKENS - 1}")
+            if name.endswith("_joker"):
+                return name.removesuffix("_joker"), cards.N_CARDS
+            return name, int(token_id) - tokens.start if len(tokens) == cards.N_CARDS else None
+    raise ValueError(f"token {token_id} out of range 0..{N_TOKENS + JOKER_TOKENS - 1}")
 
 
 def _card(value) -> int:
-    """A card of an event as its id: an id 0..51 or a name such as ``"TD"``."""
+    """A card of an event as its id: an id 0..51, a joker's id, or a name such as ``"TD"`` or ``"JK"``."""
     if isinstance(value, str):
-        return cards.card(value)
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < cards.N_CARDS:
-        raise ValueError(f"a card is an id 0..{cards.N_CARDS - 1} or a name such as 'TD', got {value!r}")
+        return cards.N_CARDS if value.upper() == cards.JOKER else cards.card(value)
+    largest = cards.LARGEST_DECK.n_cards
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < largest:
+        raise ValueError(f"a card is an id 0..{largest - 1} or a name such as 'TD' or '{cards.JOKER}', got {value!r}")
     return int(value)

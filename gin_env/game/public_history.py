@@ -9,6 +9,11 @@ the wall), :class:`Draw` (from the stock: the card for one's own draw, None for 
 :class:`Knock` (with the knock card placed face down, R21; a gin is a knock whose other ten cards all meld, R23) and
 :class:`BigGin` (R24). Cards are ids (``cards.py``) or names such as ``"TD"``; players 0 and 1.
 
+With jokers (R62) an event speaks of a joker by the event alone, never by its id (R72): any joker's id or ``"JK"``
+names "a joker" in the events given, and :func:`public_event` and :func:`deal_events` name every joker
+``cards.N_CARDS``, the first joker's id, whichever joker it was. ``own_cards`` may hold either joker: the view
+names the jokers by count (``observation.jokers_by_count``), so it does not tell them apart.
+
 :func:`player_view` replays them and returns exactly the view ``observation.view`` gives of the real state at that
 point. A history that cannot have happened is a ``ValueError`` naming the event's index and the reason: a move out
 of turn or out of phase, a card the mover cannot hold, a take of a card that is not on top, a move after the hand
@@ -27,7 +32,7 @@ from gin_env.game import actions, cards, engine, observation
 from gin_env.game.engine import DISCARD, DRAW, OFFER, OVER, WALL, HandState
 from gin_env.game.hand_rules import turn
 from gin_env.game.hand_rules.knock import big_gin_legal
-from gin_env.game.hand_rules.taken_card import kept_card
+from gin_env.game.hand_rules.taken_card import blocks, kept_card
 from gin_env.game.match_record import EMPTY_RECORD
 from gin_env.game.rules import Rules
 
@@ -111,23 +116,30 @@ def player_view(rules: Rules, player: int, own_cards, dealer: int, events, *,
 
 
 def public_event(state: HandState, action: int, viewer: int) -> Event:
-    """The event that ``action`` of the player to act in ``state`` is, as ``viewer`` sees it."""
+    """The event that ``action`` of the player to act in ``state`` is, as ``viewer`` sees it; a joker is
+    ``cards.N_CARDS`` whichever joker moves (R72)."""
     p = state.current
     if action == actions.PASS:
         return Pass(p)
     if action == actions.TAKE_DISCARD:
-        return Take(p, state.pile[-1])
+        return Take(p, _public(state.pile[-1]))
     if action == actions.DRAW_STOCK:
-        return Draw(p, state.deck[state.stock_top] if p == viewer else None)
+        return Draw(p, _public(state.deck[state.stock_top]) if p == viewer else None)
     if action == actions.BIG_GIN:
         return BigGin(p)
-    card = actions.action_card(action)
+    card = _public(actions.action_card(action, state.hands[p]))
     return Knock(p, card) if actions.is_knock(action) else Discard(p, card)
 
 
 def deal_events(state: HandState) -> tuple[Event, ...]:
-    """The public events of the deal of ``state``: its upcard, if it has one (R12)."""
-    return () if state.initial_upcard == cards.NO_CARD else (Upcard(state.initial_upcard),)
+    """The public events of the deal of ``state``: its upcard, if it has one (R12); a joker as ``cards.N_CARDS``
+    (R72)."""
+    return () if state.initial_upcard == cards.NO_CARD else (Upcard(_public(state.initial_upcard)),)
+
+
+def _public(card: int) -> int:
+    """``card`` as a public record names it: a natural card by its id, any joker as the first joker's (R72)."""
+    return min(card, cards.N_CARDS)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -144,7 +156,8 @@ def _deal(rules: Rules, player: int, own_cards, dealer: int, events: list) -> tu
     except (ValueError, TypeError) as error:
         raise ValueError(f"own_cards: {error}") from None
     expected = rules.deck.hand_size + (1 if eleven and player == non_dealer else 0)
-    if own.bit_count() != expected or not 0 <= own <= cards.FULL_DECK:
+    deck_mask = rules.deck.full_mask
+    if own.bit_count() != expected or not 0 <= own <= deck_mask:
         raise ValueError(f"own_cards must be {expected} distinct cards for player {player} under {rules.describe()}, "
                          f"got {own.bit_count()}")
     upcard = cards.NO_CARD
@@ -152,12 +165,12 @@ def _deal(rules: Rules, player: int, own_cards, dealer: int, events: list) -> tu
         if not events or not isinstance(events[0], Upcard):
             raise ValueError("event 0: the hand's first event is its Upcard (R12) under deal_mode 'upcard'")
         try:
-            upcard = _card_id(events[0].card)
+            upcard = _unheld(rules, own, _card_id(rules, events[0].card))
         except (ValueError, TypeError) as error:
             raise ValueError(f"event 0 ({events[0]!r}): {error}") from None
         if own >> upcard & 1:
             raise ValueError(f"event 0 ({events[0]!r}): the upcard {cards.card_str(upcard)} is one of own_cards")
-    deck = [cards.NO_CARD] * cards.N_CARDS
+    deck = [cards.NO_CARD] * rules.deck.n_cards
     own_slots = list(range(0 if player == non_dealer else 1, engine.DEALT, 2))
     if len(own_slots) < expected:
         own_slots.append(engine.DEALT)
@@ -165,21 +178,34 @@ def _deal(rules: Rules, player: int, own_cards, dealer: int, events: list) -> tu
         deck[slot] = c
     if not eleven:
         deck[engine.DEALT] = upcard
-    rest = iter(cards.to_ids(cards.FULL_DECK & ~own & ~(1 << upcard if upcard != cards.NO_CARD else 0)))
+    rest = iter(cards.to_ids(deck_mask & ~own & ~(1 << upcard if upcard != cards.NO_CARD else 0)))
     deck = [c if c != cards.NO_CARD else next(rest) for c in deck]
     return engine.new_hand(rules, dealer=dealer, deck=deck), 0 if eleven else 1
 
 
-def _card_id(value) -> int:
-    """A card of an event as its id: an id 0..51 (any integer type) or a name such as ``"TD"``."""
+def _card_id(rules: Rules, value) -> int:
+    """A card of an event as its id: an id of the deck of ``rules`` (any integer type) or a name such as ``"TD"``;
+    any joker (an id from ``cards.N_CARDS`` on, or ``"JK"``) as ``cards.N_CARDS``, "a joker" (R72), which the event
+    then places (:func:`_unheld`, :func:`_held_joker`)."""
+    if isinstance(value, str) and value.upper() == cards.JOKER and rules.deck.n_jokers:
+        return cards.N_CARDS
     if isinstance(value, str):
         return cards.card(value)
     if isinstance(value, bool) or value is None:
-        raise TypeError(f"a card is an id 0..51 or a name such as 'TD', got {value!r}")
+        raise TypeError(f"a card is an id 0..{rules.deck.n_cards - 1} or a name such as 'TD', got {value!r}")
     c = operator.index(value)
-    if not 0 <= c < cards.N_CARDS:
-        raise ValueError(f"card id {c} out of range 0..{cards.N_CARDS - 1}")
-    return c
+    if not 0 <= c < rules.deck.n_cards:
+        raise ValueError(f"card id {c} out of range 0..{rules.deck.n_cards - 1}")
+    return _public(c)
+
+
+def _unheld(rules: Rules, held: int, card: int) -> int:
+    """``card``, or for a joker (``cards.N_CARDS``) the lowest joker of the deck that ``held`` (a card mask) lacks,
+    or the lowest when ``held`` has them all, which the caller then refuses."""
+    if card < cards.N_CARDS:
+        return card
+    free = rules.deck.joker_mask & ~held
+    return (free & -free).bit_length() - 1 if free else card
 
 
 def _hidden(state: HandState, player: int) -> int:
@@ -187,7 +213,7 @@ def _hidden(state: HandState, player: int) -> int:
     pile = 0
     for c in state.pile:
         pile |= 1 << c
-    return cards.FULL_DECK & ~state.hands[player] & ~pile & ~state.known[1 - player]
+    return state.rules.deck.full_mask & ~state.hands[player] & ~pile & ~state.known[1 - player]
 
 
 def _swap(state: HandState, a: int, b: int) -> HandState:
@@ -237,11 +263,14 @@ def _apply(state: HandState, viewer: int, event) -> HandState:
         raise ValueError(f"player {mover} moved where player {state.current} is to act "
                          f"(phase {engine.PHASE_NAMES[state.phase]!r})")
     action, card = _action_of(state, viewer, event)
-    reason = _own_reason(state, action) if mover == viewer else _opponent_reason(state, action)
+    reason = _own_reason(state, action) if mover == viewer else _opponent_reason(state, action, card)
     if reason:
         raise ValueError(reason)
     if isinstance(event, Draw) and mover == viewer:
-        state = _place(state, viewer, card, state.deck[state.stock_top], "the stock")
+        slot = state.deck[state.stock_top]
+        if card == cards.N_CARDS:
+            card = _joker_to_move(state, viewer, 1 << slot)
+        state = _place(state, viewer, card, slot, "the stock")
     elif isinstance(event, (Discard, Knock)) and mover != viewer and not state.hands[mover] >> card & 1:
         state = _reveal(state, viewer, card)
     if isinstance(event, (Knock, BigGin)):
@@ -252,7 +281,9 @@ def _apply(state: HandState, viewer: int, event) -> HandState:
 
 
 def _action_of(state: HandState, viewer: int, event) -> tuple[int, int]:
-    """The engine action of ``event`` and its card (NO_CARD for none), with the checks of the card itself."""
+    """The engine action of ``event`` and its card (NO_CARD for none), with the checks of the card itself; a joker
+    taken is the one on top, a joker discarded or knocked with the one ``_joker_to_move`` gives, a joker the viewer
+    draws ``cards.N_CARDS`` until it is placed."""
     if isinstance(event, Pass):
         return actions.PASS, cards.NO_CARD
     if isinstance(event, BigGin):
@@ -265,14 +296,28 @@ def _action_of(state: HandState, viewer: int, event) -> tuple[int, int]:
             return actions.DRAW_STOCK, cards.NO_CARD
         if event.card is None:
             raise ValueError("the viewer's own draw names the card drawn")
-        return actions.DRAW_STOCK, _card_id(event.card)
-    card = _card_id(event.card)
+        return actions.DRAW_STOCK, _card_id(state.rules, event.card)
+    card = _card_id(state.rules, event.card)
     if isinstance(event, Take):
-        if not state.pile or state.pile[-1] != card:
+        if not state.pile or _public(state.pile[-1]) != card:
             top = cards.card_str(state.pile[-1]) if state.pile else "none, the pile is empty"
             raise ValueError(f"{cards.card_str(card)} is not the top of the pile (top: {top})")
-        return actions.TAKE_DISCARD, card
+        return actions.TAKE_DISCARD, state.pile[-1]
+    if card == cards.N_CARDS:
+        card = _joker_to_move(state, viewer, state.hands[event.player])
     return (actions.knock(card) if isinstance(event, Knock) else actions.discard(card)), card
+
+
+def _joker_to_move(state: HandState, viewer: int, held: int) -> int:
+    """The joker an event moves (R72: any joker is "a joker"): the lowest of ``held`` (the mover's cards, as the
+    engine's joker actions move the lowest held; for the viewer's draw the stock's top), else the lowest joker
+    hidden from ``viewer``; ``ValueError`` when ``viewer`` sees every joker elsewhere."""
+    jokers = state.rules.deck.joker_mask
+    for mask in (held & jokers, _hidden(state, viewer) & jokers):
+        if mask:
+            return (mask & -mask).bit_length() - 1
+    places = "; ".join(_where(state, viewer, joker) for joker in state.rules.deck.joker_ids)
+    raise ValueError(f"no joker can be there: player {viewer} (the viewer) sees each elsewhere ({places})")
 
 
 def _own_reason(state: HandState, action: int) -> str | None:
@@ -284,9 +329,9 @@ def _own_reason(state: HandState, action: int) -> str | None:
     return f"{actions.name(action)} is not legal in phase {engine.PHASE_NAMES[state.phase]!r}; legal: {legal}"
 
 
-def _opponent_reason(state: HandState, action: int) -> str | None:
-    """Why the opponent may not play ``action`` now as far as the viewer can tell, or None; whether its hidden cards
-    allow a knock or a take at the wall is taken on trust."""
+def _opponent_reason(state: HandState, action: int, card: int) -> str | None:
+    """Why the opponent may not play ``action`` (with ``card``, for a discard or a knock) now as far as the viewer
+    can tell, or None; whether its hidden cards allow a knock or a take at the wall is taken on trust."""
     phase = state.phase
     allowed = {
         actions.PASS: phase in (OFFER, WALL),
@@ -297,8 +342,7 @@ def _opponent_reason(state: HandState, action: int) -> str | None:
     if action in allowed:
         ok = allowed[action]
     else:
-        card = actions.action_card(action)
-        ok = (phase == DISCARD and card != kept_card(state.rules.discard_taken_card, state.taken)
+        ok = (phase == DISCARD and not blocks(kept_card(state.rules.discard_taken_card, state.taken), card)
               and (actions.is_knock(action) or not state.must_knock))
     return None if ok else f"{actions.name(action)} is not legal in phase {engine.PHASE_NAMES[phase]!r}"
 
