@@ -1,30 +1,43 @@
 """What the person types in the terminal game, in every format: the commands, the action each stands for, the prompt
 of each phase, and the one-line explanation of a command that cannot be played now.
 
-Commands: a card such as ``TD`` discards it; ``d`` draws from the stock, ``t`` takes the upcard or the top
-discard, ``p`` passes, ``k TD`` knocks with ``TD``, ``g`` declares big gin, ``h`` or ``?`` shows the help and ``q``
-quits. Every hand of every format is a two-player engine hand, so a command is read against that hand alone; this
-module needs neither rich nor a table.
+Commands: a card such as ``TD`` discards it, and ``JK`` a joker under rules that deal jokers (R72); ``d`` draws from
+the stock, ``t`` takes the upcard or the top discard, ``p`` passes, ``k TD`` (or ``k JK``) knocks with that card, ``g``
+declares big gin, ``h`` or ``?`` shows the help and ``q`` quits. Every hand of every format is a two-player engine
+hand, so a command is read against that hand alone; this module needs neither rich nor a table.
 """
 
 from __future__ import annotations
 
 from gin_env.game import actions, cards, engine, rule_options, solver
 from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.game.hand_rules import taken_card
+from gin_env.game.rules import Rules
 
-HELP = """Commands:
-  TD      discard that card (rank A 2-9 T J Q K, or 10; suit S H D C)
-  d       draw the top card of the stock
-  t       take the upcard, or the top card of the discard pile
-  p       pass on the upcard (first turn), or leave the last discard at the wall
-  k TD    knock, putting TD face down (gin when the other ten cards are all melded)
-  g       big gin: all 11 cards melded (only under rules that have it)
-  h, ?    this help
-  q       quit the game"""
+#: The help, one command a line, each marked True where it is shown only under rules that deal jokers.
+_HELP = (
+    ("  TD      discard that card (rank A 2-9 T J Q K, or 10; suit S H D C)", False),
+    (f"  {cards.JOKER}      discard a joker (every joker is alike: R71, R72)", True),
+    ("  d       draw the top card of the stock", False),
+    ("  t       take the upcard, or the top card of the discard pile", False),
+    ("  p       pass on the upcard (first turn), or leave the last discard at the wall", False),
+    ("  k TD    knock, putting TD face down (gin when the other ten cards are all melded)", False),
+    (f"  k {cards.JOKER}    knock, putting a joker face down", True),
+    ("  g       big gin: all 11 cards melded (only under rules that have it)", False),
+    ("  h, ?    this help", False),
+    ("  q       quit the game", False),
+)
 #: One-letter commands and the action each stands for.
 SIMPLE_COMMANDS = {"d": DRAW_STOCK, "t": TAKE_DISCARD, "p": PASS, "g": BIG_GIN}
 QUIT, HELP_WORDS = ("q", "quit", "exit"), ("h", "?", "help")
 COMMAND_LIST = "a card to discard (e.g. TD), d, t, p, k TD, g, q, or h for help"
+#: The actions that move a joker, whichever the player holds (R72).
+JOKER_ACTIONS = (actions.DISCARD_JOKER, actions.KNOCK_JOKER)
+
+
+def help_text(rules: Rules) -> str:
+    """The help the ``h`` command shows: every command, the joker's only under ``rules`` that deal jokers."""
+    return "\n".join(["Commands:"] + [line for line, joker in _HELP if rules.deck.n_jokers or not joker])
 
 
 class CommandError(ValueError):
@@ -35,16 +48,23 @@ def command(action: int) -> str:
     """The command that plays ``action``: the inverse of :func:`parse_command`."""
     if action in SIMPLE_COMMANDS.values():
         return next(word for word, a in SIMPLE_COMMANDS.items() if a == action)
-    c = cards.card_str(actions.action_card(action))
+    c = cards.JOKER if action in JOKER_ACTIONS else cards.card_str(actions.action_card(action))
     return f"k {c}" if actions.is_knock(action) else c
 
 
-def _card(token: str) -> int:
+def _card_action(token: str, knock: bool, rules: Rules) -> int:
+    """The DISCARD or KNOCK action of the card written ``token``: a natural card, or ``JK`` for a joker (R72)."""
+    if token.upper() == cards.JOKER:
+        if not rules.deck.n_jokers:
+            raise CommandError(f"There are no jokers ({cards.JOKER}) under the {rule_options.label(rules)} rules.")
+        return actions.KNOCK_JOKER if knock else actions.DISCARD_JOKER
     try:
-        return cards.card(token.upper().replace("10", "T"))
+        c = cards.card(token.upper().replace("10", "T"))
     except ValueError:
+        joker = f", or {cards.JOKER} for a joker" if rules.deck.n_jokers else ""
         raise CommandError(f"{token!r} is not a card: write rank then suit, e.g. TD, 7H, AS "
-                           f"(ranks {cards.RANKS}, suits {cards.SUITS}).") from None
+                           f"(ranks {cards.RANKS}, suits {cards.SUITS}){joker}.") from None
+    return (KNOCK_BASE if knock else DISCARD_BASE) + c
 
 
 def parse_command(text: str, state: engine.HandState) -> int:
@@ -57,13 +77,13 @@ def parse_command(text: str, state: engine.HandState) -> int:
     if head in ("k", "knock"):
         if len(words) != 2:
             raise CommandError("Say which card to knock with, e.g. k TD: it goes face down.")
-        action = KNOCK_BASE + _card(words[1])
+        action = _card_action(words[1], True, state.rules)
     elif len(words) > 1:
         raise CommandError(f"Unknown command {text.strip()!r}: type {COMMAND_LIST}.")
     elif head in SIMPLE_COMMANDS:
         action = SIMPLE_COMMANDS[head]
     elif len(head) in (2, 3) and head[0] in cards.RANKS.lower() + "1":
-        action = DISCARD_BASE + _card(words[0])
+        action = _card_action(words[0], False, state.rules)
     else:
         raise CommandError(f"Unknown command {text.strip()!r}: type {COMMAND_LIST}.")
     if not engine.legal_mask(state)[action]:
@@ -104,15 +124,20 @@ def _why_not_discard(state: engine.HandState, action: int) -> str:
     if action in (DRAW_STOCK, TAKE_DISCARD, PASS):
         return "You already hold 11 cards: discard one (e.g. TD) or knock (k TD)."
     hand = state.hands[state.current]
-    c = actions.action_card(action)
+    if action in JOKER_ACTIONS and not hand & state.rules.deck.joker_mask:
+        return f"You don't hold a joker ({cards.JOKER})."
+    c = actions.action_card(action, hand)
     name = cards.card_str(c)
     if not hand >> c & 1:
         return f"You don't hold {name}."
-    if c == state.taken:
+    if taken_card.blocks(state.taken, c):
+        if c != state.taken:
+            return ("You just took a joker from the discard pile: neither joker can leave your hand this turn "
+                    "(R16, R71).")
         return f"You just took {name} from the discard pile: it can't leave your hand this turn (R16)."
     if actions.is_discard(action):
         return f"You took {cards.card_str(state.taken)} at the wall only to knock: knock now (k CARD)."
-    left = solver.deadwood(hand & ~(1 << c))
+    left = solver.deadwood(hand & ~(1 << c), state.rules)
     return f"You can't knock with {name}: that leaves deadwood {left}, over the knock limit {state.knock_limit}."
 
 

@@ -23,6 +23,9 @@ FELT = (20, 100, 50)
 WHITE, INK, BACK, GOLD = (250, 250, 245), (25, 25, 25), (40, 60, 160), (250, 210, 60)
 #: Four colours, one per suit (S, H, D, C), as the terminal game draws them.
 SUIT_COLOURS = ((25, 25, 25), (205, 20, 20), (20, 80, 210), (20, 140, 40))
+#: A joker's colour, no suit's (R62: a joker has no suit), and what its face spells where a rank would stand.
+JOKER_COLOUR = (150, 40, 170)
+JOKER_MARK = "JK"
 
 #: 3x5 glyphs: five rows, top to bottom, ``#`` lit.
 FONT = {
@@ -46,6 +49,8 @@ SUIT_SIGNS = (
     "..#.. .###. ##### .###. ..#..",  # diamond
     ".###. .###. ##### ..#.. .###.",  # club
 )
+#: A joker's sign, a star, drawn where a natural card has its suit's.
+JOKER_SIGN = "#.#.# .###. ##### .###. #.#.#"
 
 
 def _bitmap(pattern: str) -> np.ndarray:
@@ -55,6 +60,7 @@ def _bitmap(pattern: str) -> np.ndarray:
 
 _GLYPHS = {char: _bitmap(pattern) for char, pattern in FONT.items()}
 _SIGNS = tuple(_bitmap(pattern) for pattern in SUIT_SIGNS)
+_JOKER_SIGN = _bitmap(JOKER_SIGN)
 
 
 def _stamp(img: np.ndarray, y: int, x: int, bitmap: np.ndarray, colour, scale: int) -> None:
@@ -81,12 +87,16 @@ def _box(img: np.ndarray, y: int, x: int, height: int, width: int, fill, border=
 
 def card_face(img: np.ndarray, y: int, x: int, card_id: int) -> None:
     """One card face up: its rank and a small suit sign in the corner, a large suit sign below, in its suit's
-    colour."""
-    colour = SUIT_COLOURS[cards.suit(card_id)]
+    colour. A joker spells ``JK`` with stars in a colour of its own, the same for every joker (R72)."""
     _box(img, y, x, CARD_H, CARD_W, WHITE)
-    _stamp(img, y + 4, x + 4, _GLYPHS[cards.RANKS[cards.rank(card_id)]], colour, 3)
-    _stamp(img, y + 22, x + 4, _SIGNS[cards.suit(card_id)], colour, 2)
-    _stamp(img, y + 36, x + 20, _SIGNS[cards.suit(card_id)], colour, 3)
+    if cards.LARGEST_DECK.is_joker(card_id):
+        colour, sign = JOKER_COLOUR, _JOKER_SIGN
+        text(img, y + 4, x + 4, JOKER_MARK, colour, scale=3)
+    else:
+        colour, sign = SUIT_COLOURS[cards.suit(card_id)], _SIGNS[cards.suit(card_id)]
+        _stamp(img, y + 4, x + 4, _GLYPHS[cards.RANKS[cards.rank(card_id)]], colour, 3)
+    _stamp(img, y + 22, x + 4, sign, colour, 2)
+    _stamp(img, y + 36, x + 20, sign, colour, 3)
 
 
 def card_back(img: np.ndarray, y: int, x: int) -> None:

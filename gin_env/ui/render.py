@@ -3,7 +3,8 @@
 This module owns how the terminal game (``gin_env.ui.play``) and the replay viewer (``gin_env.ui.viewer``) write
 the game, so the two always tell a hand the same way, and how they show text from outside the program (names, paths,
 fields of a file): as text, by :func:`plain`. It decides nothing about the rules: melds and deadwood come from
-``solver``, scores and layoffs from the engine's ``HandOutcome``.
+``solver``, scores and layoffs from the engine's ``HandOutcome``, the identities of the run jokers on the table at a
+showdown from the engine's score of the two hands. A joker is written ``JK`` whatever its id (R72).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from gin_env.game import actions, cards, engine, solver
 from gin_env.game.actions import BIG_GIN, DRAW_STOCK, PASS, TAKE_DISCARD
 from gin_env.game.hand_rules import turn
 from gin_env.game.rules import Rules
+from gin_env.game.solver.declarations import DECLARES
 from gin_env.optional import require
 from gin_env.table.two_players import counted
 from gin_env.text import printable
@@ -21,6 +23,8 @@ Console = require("rich.console", "drawing cards in the terminal").Console
 
 #: A four-colour deck, so that suits tell apart at a glance even where red and black alone would not.
 SUIT_STYLES = ("bold", "bold red", "bold blue", "bold green")
+#: A joker's colour, no suit's (R62: a joker has no suit).
+JOKER_STYLE = "bold magenta"
 MELD_OPEN, MELD_CLOSE = "[", "]"
 
 
@@ -41,45 +45,84 @@ def plain(text: str, style: str = "") -> Text:
     return Text(printable(text), style=style)
 
 
-def card(c: int, style: str = "") -> Text:
-    """One card such as ``TD``, coloured by suit; ``style`` adds to the suit colour (e.g. ``"reverse"``)."""
-    return Text(cards.card_str(c), style=f"{SUIT_STYLES[cards.suit(c)]} {style}".strip())
+def is_joker(c: int) -> bool:
+    """True for a joker's id, in any deck."""
+    return cards.LARGEST_DECK.is_joker(c)
 
 
-def card_list(ids, highlight: int = engine.NO_CARD) -> Text:
-    """Cards separated by spaces, in the order given; ``highlight`` marks one of them (a card just drawn)."""
-    return Text(" ").join(card(c, "reverse" if c == highlight else "") for c in ids)
+def card(c: int, style: str = "", identity: int = engine.NO_CARD) -> Text:
+    """One card such as ``TD``, coloured by suit; ``style`` adds to the colour (e.g. ``"reverse"``). Every joker
+    is written ``JK`` whatever its id (R72), and a run joker with the card it stands for, ``JK=7S`` (``identity``,
+    R62, R73)."""
+    if not is_joker(c):
+        return Text(cards.card_str(c), style=f"{SUIT_STYLES[cards.suit(c)]} {style}".strip())
+    out = Text(cards.JOKER, style=f"{JOKER_STYLE} {style}".strip())
+    if identity != engine.NO_CARD:
+        out.append(DECLARES).append_text(card(identity))
+    return out
 
 
-def by_rank(ids) -> list[int]:
-    """Cards sorted by rank, then suit: the order a player fans loose cards in."""
-    return sorted(ids, key=lambda c: (cards.rank(c), cards.suit(c)))
+def card_list(ids, highlight: int = engine.NO_CARD, identities=None) -> Text:
+    """Cards separated by spaces, in the order given; ``highlight`` marks one of them (a card just drawn), and each
+    run joker of ``identities`` ({joker id: natural card}) is written with the card it stands for."""
+    identities = identities or {}
+    return Text(" ").join(card(c, "reverse" if c == highlight else "", identities.get(c, engine.NO_CARD))
+                          for c in ids)
 
 
-def meld(ids, added=(), highlight: int = engine.NO_CARD) -> Text:
-    """A meld in brackets, runs in rank order; ``added`` (cards laid off on it) follow it, each marked with ``+``."""
+def _place(c: int, identities) -> tuple[int, int]:
+    """Where a card sorts among others, (rank, suit): a run joker at the card it stands for, any other joker after
+    every natural card (a joker has no rank, R62)."""
+    c = identities.get(c, c)
+    return (cards.N_RANKS, c) if is_joker(c) else (cards.rank(c), cards.suit(c))
+
+
+def by_rank(ids, identities=None) -> list[int]:
+    """Cards sorted by rank, then suit: the order a player fans loose cards in; jokers last, but a run joker of
+    ``identities`` at the card it stands for."""
+    identities = identities or {}
+    return sorted(ids, key=lambda c: _place(c, identities))
+
+
+def meld(ids, added=(), highlight: int = engine.NO_CARD, identities=None) -> Text:
+    """A meld in brackets, runs in rank order; ``added`` (cards laid off on it) follow it, each marked with ``+``.
+    Run jokers of ``identities`` ({joker id: natural card}) are written ``JK=7S`` where they stand (R73, R76)."""
+    identities = identities or {}
     out = Text(MELD_OPEN)
-    out.append_text(card_list(by_rank(ids), highlight))
-    for c in by_rank(added):
+    out.append_text(card_list(by_rank(ids, identities), highlight, identities))
+    for c in by_rank(added, identities):
         out.append(" +")
-        out.append_text(card(c, "underline"))
+        out.append_text(card(c, "underline", identities.get(c, engine.NO_CARD)))
     out.append(MELD_CLOSE)
     return out
 
 
-def hand(mask: int, highlight: int = engine.NO_CARD) -> Text:
-    """A holding sorted into one least-deadwood arrangement (R7): its melds, then its loose cards, then the
-    deadwood, which for 11 cards is that of the 10 kept after the best discard (R8)."""
-    melds, loose = solver.arrangement(mask)
-    parts = [meld(m, highlight=highlight) for m in sorted(melds, key=lambda m: cards.rank(by_rank(m)[0]))]
+def _low_rank(ids, identities) -> int:
+    """The lowest rank of a meld, its run jokers at the ranks they stand for: the order melds are laid out in."""
+    return min(_place(c, identities)[0] for c in ids)
+
+
+def declared(melds) -> dict[int, int]:
+    """Each run joker of a solver arrangement's ``melds`` and the natural card it stands for (R65)."""
+    return {j: c for m in melds if isinstance(m, solver.Meld) for j, c in m.identities.items()}
+
+
+def hand(mask: int, rules: Rules, highlight: int = engine.NO_CARD) -> Text:
+    """A holding sorted into one least-deadwood arrangement under ``rules`` (R7, R68): its melds, run jokers written
+    with the cards they stand for, then its loose cards, then the deadwood, which for 11 cards is that of the 10
+    kept after the best discard (R8)."""
+    melds, loose = solver.arrangement(mask, rules)
+    identities = declared(melds)
+    parts = [meld(m, highlight=highlight, identities=identities)
+             for m in sorted(melds, key=lambda m: _low_rank(m, identities))]
     if loose:
         parts.append(card_list(by_rank(loose), highlight))
     out = Text("  ").join(parts)
     n = mask.bit_count()
     if n > engine.HAND_SIZE:
-        out.append(f"   deadwood {solver.best_discard_deadwood(mask)} after the best discard")
+        out.append(f"   deadwood {solver.best_discard_deadwood(mask, rules)} after the best discard")
     else:
-        out.append(f"   deadwood {solver.deadwood(mask)}")
+        out.append(f"   deadwood {solver.deadwood(mask, rules)}")
     return out
 
 
@@ -112,6 +155,7 @@ def move(state: engine.HandState, action: int, name: str, reveal: bool) -> Text:
     """What ``name`` does when playing ``action`` in ``state``, in words. ``reveal`` shows the card drawn from the
     stock; without it only what the other player sees is told (a stock draw is face down)."""
     top = state.pile[-1] if state.pile else engine.NO_CARD
+    held = state.hands[state.current]
 
     def does(verb: str, rest: str = "") -> Text:
         return plain(capital(subject(name, verb)) + rest)
@@ -132,10 +176,10 @@ def move(state: engine.HandState, action: int, name: str, reveal: bool) -> Text:
     elif action == BIG_GIN:
         out = does("declares", " big gin")
     elif actions.is_discard(action):
-        out = does("discards", " ").append_text(card(actions.action_card(action)))
+        out = does("discards", " ").append_text(card(actions.action_card(action, held)))
     else:
-        c = actions.action_card(action)
-        gin = solver.deadwood(state.hands[state.current] & ~(1 << c)) == 0
+        c = actions.action_card(action, held)
+        gin = solver.deadwood(held & ~(1 << c), state.rules) == 0
         out = does("goes", " gin") if gin else does("knocks")
         out.append(", putting ").append_text(card(c)).append(" face down")
     return out
@@ -167,10 +211,20 @@ def _reason(outcome: engine.HandOutcome, rules: Rules, upcard: int | None, names
     return text + "."
 
 
-def _by_low_rank(melds, added=None) -> list[tuple[list[int], list[int]]]:
+def _by_low_rank(melds, identities, added=None) -> list[tuple[list[int], list[int]]]:
     """Melds paired with their laid-off cards, ordered by their lowest rank, as a player lays them out."""
     added = added if added is not None else [[] for _ in melds]
-    return sorted(zip(melds, added), key=lambda pair: min(cards.rank(c) for c in pair[0]))
+    return sorted(zip(melds, added), key=lambda pair: _low_rank(pair[0], identities))
+
+
+def _run_jokers(final: engine.HandState, upcard: int | None) -> dict[int, int]:
+    """Each run joker on the table after a knock and the natural card it stands for: the knocker's as declared
+    (R73, R74) and the defender's laid off (R76), from the engine's own score of the two hands; {} when neither
+    holds a joker."""
+    p = final.outcome.knocker
+    if not (final.hands[p] | final.hands[1 - p]) & final.rules.deck.joker_mask:
+        return {}
+    return dict(engine.score_knock(final.hands[p], final.hands[1 - p], final.rules, upcard=upcard).identities)
 
 
 def showdown(final: engine.HandState, names: tuple[str, str]) -> list[Text]:
@@ -201,21 +255,24 @@ def showdown(final: engine.HandState, names: tuple[str, str]) -> list[Text]:
     for m in melds:
         melded |= cards.to_mask(m)
     width = max(len(n) for n in names)
-    lines.append(_layout(knocker, width, _by_low_rank(melds, [list(m) for m in outcome.layoff_melds]),
-                         cards.to_ids(knocker_hand & ~melded), outcome.knocker_deadwood))
-    own, loose = solver.arrangement(defender_hand & ~cards.to_mask(outcome.layoffs))
-    line = _layout(defender, width, _by_low_rank(own), loose, outcome.defender_deadwood)
-    if outcome.layoffs:
-        line.append("   laid off: ").append_text(card_list(by_rank(outcome.layoffs)))
-    lines.append(line)
     upcard = final.initial_upcard if final.initial_upcard != engine.NO_CARD else None
+    table = _run_jokers(final, upcard)
+    lines.append(_layout(knocker, width, _by_low_rank(melds, table, [list(m) for m in outcome.layoff_melds]),
+                         cards.to_ids(knocker_hand & ~melded), outcome.knocker_deadwood, table))
+    own, loose = solver.arrangement(defender_hand & ~cards.to_mask(outcome.layoffs), final.rules)
+    mine = declared(own)
+    line = _layout(defender, width, _by_low_rank(own, mine), loose, outcome.defender_deadwood, mine)
+    if outcome.layoffs:
+        line.append("   laid off: ").append_text(card_list(by_rank(outcome.layoffs, table), identities=table))
+    lines.append(line)
     lines.append(plain(_reason(outcome, final.rules, upcard, names)))
     return lines
 
 
-def _layout(name: str, width: int, melds, loose, deadwood: int) -> Text:
-    """One player's cards on the table: melds (with what was laid off on them), then the deadwood cards."""
-    parts = [meld(m, a) for m, a in melds]
+def _layout(name: str, width: int, melds, loose, deadwood: int, identities) -> Text:
+    """One player's cards on the table: melds (with what was laid off on them, run jokers with the cards they
+    stand for in ``identities``), then the deadwood cards."""
+    parts = [meld(m, a, identities=identities) for m, a in melds]
     if loose:
         parts.append(card_list(by_rank(loose)))
     return plain(f"  {name:<{width}}  ").append_text(Text("  ").join(parts)).append(f"   deadwood {deadwood}")

@@ -18,14 +18,14 @@ from collections.abc import Callable
 import numpy as np
 
 from gin_env.game import actions, cards, engine, solver
-from gin_env.game.actions import BIG_GIN, DRAW_STOCK, KNOCK_BASE
+from gin_env.game.actions import BIG_GIN, DRAW_STOCK
 from gin_env.game.rules import Rules
 from gin_env.replay import recorder as recording
 from gin_env.replay import replay_file as replay
 from gin_env.table.checks import agent_action
 from gin_env.table.formats import make_table
 from gin_env.ui import render
-from gin_env.ui.commands import HELP, HELP_WORDS, QUIT, CommandError, command, parse_command, prompt
+from gin_env.ui.commands import HELP_WORDS, QUIT, CommandError, command, help_text, parse_command, prompt
 from gin_env.ui.render import Console, Text
 from gin_env.ui.seating import SEATINGS, YOU
 
@@ -169,7 +169,7 @@ class TerminalGame:
             if word in QUIT:
                 return None
             if word in HELP_WORDS:
-                self.console.print(HELP, markup=False)
+                self.console.print(help_text(state.rules), markup=False)
                 continue
             try:
                 action = parse_command(text, state)
@@ -204,19 +204,20 @@ class TerminalGame:
 
     def _show_hand(self, state: engine.HandState, highlight: int) -> None:
         line = render.plain(f"{self.names[YOU]}: ")
-        self.console.print(line.append_text(render.hand(state.hands[state.current], highlight)))
+        self.console.print(line.append_text(render.hand(state.hands[state.current], state.rules, highlight)))
 
     def _show_knock_hint(self, state: engine.HandState) -> None:
         """Say when knocking is possible, and with which card the deadwood is least: it is easy to miss."""
         mask = engine.legal_mask(state)
         if mask[BIG_GIN]:
             self.console.print("You have big gin: g declares it.")
-        knocks = {c: solver.deadwood(state.hands[state.current] & ~(1 << c))
-                  for c in range(cards.N_CARDS) if mask[KNOCK_BASE + c]}
+        hand = state.hands[state.current]
+        knocks = {a: solver.deadwood(hand & ~(1 << actions.action_card(a, hand)), state.rules)
+                  for a in np.flatnonzero(mask).tolist() if actions.is_knock(a)}
         if knocks:
             best = min(knocks, key=knocks.get)
             what = "gin" if knocks[best] == 0 else f"deadwood {knocks[best]}"
-            self.console.print(f"You may knock: {command(KNOCK_BASE + best)} leaves {what}.")
+            self.console.print(f"You may knock: {command(best)} leaves {what}.")
 
 
 def play(opponent="simple", rules: str | Rules = "standard", input_fn: Callable[[str], str] = input,

@@ -41,7 +41,8 @@ def show(replay: Replay, console, wait=None) -> None:
     def show_hands(state: HandState, actor: int | None, highlight: int) -> None:
         for p in (0, 1):
             line = render.plain(f"   {'›' if p == actor else ' '} {names[p]:<{width}}  ")
-            console.print(line.append_text(render.hand(state.hands[p], highlight if p == actor else engine.NO_CARD)))
+            mark = highlight if p == actor else engine.NO_CARD
+            console.print(line.append_text(render.hand(state.hands[p], rules, mark)))
 
     where = f"hand {replay.hand_number}" if replay.hand_number is not None else "a hand"
     target = f" · game to {rules.target}" if rules.target is not None else ""
