@@ -21,8 +21,15 @@ How it plays:
   Against knock-eager opponents this waiting beat every earlier knock schedule that was measured
   (docs/expert.md).
 
+With jokers (docs/rules.md section 17) it plays the same way on the jokers solver: the lookahead's deadwoods are
+R68's, so a joker is worth what it does there, its ``joker_value`` (R67) when it cannot be melded against the
+deadwood it saves in every meld it may join, over every draw; the feed charge counts the opponent's jokers as
+partners of any card and charges a joker discarded for every pair of naturals it would meld with; and the two jokers
+are one card to discard or knock with (R71, R72). It never discards a joker it melds unless the lookahead says so.
+
 Version history:
 
+* v2 also plays jokers (the rules of section 17); under rules without jokers its play is exactly v2's before them.
 * v2: races for gin once it waits for it (``gin_weight``); it wins 59% of duplicate matches against v1 under
   ``eaai``. ``ExpertAgent(ExpertParams(gin_weight=0))`` plays as v1, for numbers measured against it.
 * v1: one-draw lookahead discards with the feed charge, the falling knock threshold, tuned against simple.
@@ -35,10 +42,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from gin_env.batch.observation import BatchView
-from gin_env.game import cards, engine, meld_partners, solver
-from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from gin_env.game.hand_rules.taken_card import kept_card
+from gin_env.game import actions, cards, engine, meld_partners, solver
+from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DISCARD_JOKER, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.game.hand_rules.taken_card import blocks, kept_card
 from gin_env.game.observation import PlayerView
+from gin_env.game.rules import Rules
 
 from .params import check_number
 
@@ -99,7 +107,7 @@ class ExpertAgent:
         if mask[BIG_GIN]:
             return BIG_GIN
         knock = self._knock(view)
-        return knock if knock is not None else DISCARD_BASE + self._discard(view)
+        return knock if knock is not None else actions.discard(self._discard(view))
 
     def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
         """:meth:`act` for each game of a batched view (every game in it must have a legal action), one game at a
@@ -123,22 +131,24 @@ class ExpertAgent:
     def _knock(self, view: PlayerView) -> int | None:
         """The knock to make now (gin always, and any knock when no discard is legal: after a take at the wall,
         R38), or None. Among equal deadwoods it knocks with the highest card."""
-        options = [(dw, -cards.VALUES[c], -c) for c, dw in solver.discard_deadwoods(view.hand).items()
-                   if view.legal_mask[KNOCK_BASE + c]]
+        values = view.rules.deck.values
+        options = [(dw, -values[c], -c) for c, dw in solver.discard_deadwoods(view.hand, view.rules).items()
+                   if _moved(c, view.hand) and view.legal_mask[actions.knock(c)]]
         if not options:
             return None
         dw, _, negative_card = min(options)
-        forced = not view.legal_mask[DISCARD_BASE:DISCARD_BASE + cards.N_CARDS].any()
+        mask = view.legal_mask
+        forced = not (mask[DISCARD_BASE:KNOCK_BASE].any() or view.rules.jokers and mask[DISCARD_JOKER])
         if forced or dw == 0 or dw <= self.knock_threshold(view):
-            return KNOCK_BASE - negative_card
+            return actions.knock(-negative_card)
         return None
 
     def _wall_take_pays(self, view: PlayerView) -> bool:
         """R38: at the wall the discard may be taken only to knock at once; do it when the knock threshold
         accepts the deadwood that taking leaves."""
         hand11 = view.hand | 1 << view.top_discard
-        return any(dw <= self.knock_threshold(view) for c, dw in solver.discard_deadwoods(hand11).items()
-                   if c != view.top_discard)
+        return any(dw <= self.knock_threshold(view) for c, dw in solver.discard_deadwoods(hand11, view.rules).items()
+                   if not blocks(view.top_discard, c))
 
     # -- drawing --------------------------------------------------------------------------------------------------
 
@@ -146,8 +156,9 @@ class ExpertAgent:
         """Take the face-up card if that lets the expert knock now, or leaves clearly less deadwood than a stock
         draw is expected to. It may not be discarded this turn (R16), so its value is the best other discard."""
         top = view.top_discard
-        take_dw = min(dw for c, dw in solver.discard_deadwoods(view.hand | 1 << top).items()
-                      if c != kept_card(view.rules.discard_taken_card, top))
+        kept = kept_card(view.rules.discard_taken_card, top)
+        take_dw = min(dw for c, dw in solver.discard_deadwoods(view.hand | 1 << top, view.rules).items()
+                      if not blocks(kept, c))
         if take_dw <= self.knock_threshold(view):
             return True
         holds = _opponent_holds(view, self.params.evidence_shrink)
@@ -165,13 +176,15 @@ class ExpertAgent:
         draw, less ``gin_weight`` times the chance that the draw makes gin once the expert waits for gin, plus the
         charge for feeding the opponent; ties go to the higher-valued, then the higher-id, card."""
         p = self.params
-        candidates = [c for c in cards.to_ids(view.hand) if view.legal_mask[DISCARD_BASE + c]]
+        candidates = [c for c in cards.to_ids(view.hand)
+                      if _moved(c, view.hand) and view.legal_mask[actions.discard(c)]]
         rests = np.array([view.hand & ~(1 << c) for c in candidates], dtype=np.uint64)
         holds = _opponent_holds(view, p.evidence_shrink)
         expected, gin = _after_draw(rests, view, holds)
         if view.rules.deck.stock_after_deal - view.stock_size >= p.fade_draws:
             expected = expected - p.gin_weight * gin
-        scores = [(expected[i] + p.danger_weight * _feeds(c, holds), -cards.VALUES[c], -c)
+        values = view.rules.deck.values
+        scores = [(expected[i] + p.danger_weight * _feeds(c, holds, view.rules), -values[c], -c)
                   for i, c in enumerate(candidates)]
         return [candidates[i] for i in sorted(range(len(candidates)), key=scores.__getitem__)]
 
@@ -183,9 +196,9 @@ def _after_draw(hands: np.ndarray, view: PlayerView, holds: list[float]) -> tupl
     unseen = np.array(cards.to_ids(view.unseen), dtype=np.int64)
     weights = 1.0 - np.array(holds)[unseen]
     if weights.sum() <= 0:
-        return solver.deadwood_of_masks(hands).astype(np.float64), np.zeros(hands.size)
+        return solver.deadwood_of_masks(hands, view.rules).astype(np.float64), np.zeros(hands.size)
     grown = (hands[:, None] | cards.card_bits(unseen)[None, :]).ravel()
-    best, _ = solver.best_discards_of_masks(grown)
+    best, _ = solver.best_discards_of_masks(grown, view.rules)
     best = best.reshape(hands.size, unseen.size)
     weights = weights / weights.sum()
     return best @ weights, (best == 0) @ weights
@@ -199,9 +212,10 @@ def _opponent_holds(view: PlayerView, shrink: float) -> list[float]:
     hidden = engine.HAND_SIZE - view.opponent_known.bit_count()
     base = hidden / max(unseen.bit_count(), 1)
     shunned = 0
-    for c in cards.to_ids(view.opponent_discards | view.opponent_declined):
+    # A joker it let go tells nothing of its naturals: a joker melds with any of them.
+    for c in cards.to_ids((view.opponent_discards | view.opponent_declined) & cards.FULL_DECK):
         shunned |= meld_partners.NEIGHBOURS[c]
-    holds = [0.0] * cards.N_CARDS
+    holds = [0.0] * view.rules.deck.n_cards
     for c in cards.to_ids(unseen):
         holds[c] = base * shrink if shunned >> c & 1 else base
     for c in cards.to_ids(view.opponent_known):
@@ -209,10 +223,38 @@ def _opponent_holds(view: PlayerView, shrink: float) -> list[float]:
     return holds
 
 
-def _feeds(c: int, holds: list[float]) -> float:
+def _moved(c: int, hand: int) -> bool:
+    """Whether ``c`` is the card its discard or knock moves: any natural, and of the jokers held only the lowest, since
+    one action moves either (R71, R72)."""
+    return c < cards.N_CARDS or c == actions.action_card(DISCARD_JOKER, hand)
+
+
+#: Every pair of natural cards a joker makes a 3-card meld with (R65): two of a rank, or two of a suit within a run
+#: window.
+_JOKER_PAIRS = tuple((x, y) for x in range(cards.N_CARDS) for y in cards.to_ids(meld_partners.NEIGHBOURS[x]) if x < y)
+
+
+def _feed_pairs(c: int, rules: Rules) -> tuple[tuple[int, int], ...]:
+    """The pairs of cards that make a 3-card meld with ``c`` (R4, R5, R65): without jokers in the deck
+    ``meld_partners.PAIRS``; with them a natural also melds with any joker and one of its neighbours (and with both
+    jokers when a meld may hold one natural), and a joker with any pair of :data:`_JOKER_PAIRS` (or with the other
+    joker and any natural)."""
+    jokers = cards.to_ids(rules.deck.joker_mask)
+    one_natural = rules.joker_min_naturals == 1
+    if c >= cards.N_CARDS:
+        others = [j for j in jokers if j != c] if one_natural else []
+        return _JOKER_PAIRS + tuple((x, j) for j in others for x in range(cards.N_CARDS))
+    pairs = meld_partners.PAIRS[c]
+    if jokers:
+        pairs += tuple((x, j) for j in jokers for x in cards.to_ids(meld_partners.NEIGHBOURS[c]))
+        pairs += (tuple(jokers),) if one_natural and len(jokers) > 1 else ()
+    return pairs
+
+
+def _feeds(c: int, holds: list[float], rules: Rules) -> float:
     """Probability that ``c`` completes a 3-card meld with two cards the opponent holds (pairs taken as
-    independent)."""
+    independent; :func:`_feed_pairs`)."""
     miss = 1.0
-    for x, y in meld_partners.PAIRS[c]:
+    for x, y in _feed_pairs(c, rules):
         miss *= 1.0 - holds[x] * holds[y]
     return 1.0 - miss

@@ -33,7 +33,8 @@ import numpy as np
 
 from gin_env import files
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_SIZE, PRIVILEGED_SIZE, RECORD_OBS_SIZE, obs_bounds, observation_parts
+from gin_env.game.observation import OBS_SIZE, PRIVILEGED_SIZE, RECORD_OBS_SIZE, obs_bounds, obs_size, observation_parts
+from gin_env.game.rules import PRESETS, Rules
 from gin_env.optional import require
 
 #: The entry SB3 writes a model's settings in, as JSON, and the most bytes it may take. A checkpoint's holds the
@@ -75,6 +76,8 @@ _CONSTANT = re.compile(r"ConstantSchedule\(val=([-+.\deE]+)\)")
 _SHAPE = re.compile(r"[\[(]\s*(\d+)\s*,?\s*[\])]")
 #: The types of the spaces a model of GinRummy-v0 has, as SB3 describes them (gym's in older files).
 _BOX = ("<class 'gymnasium.spaces.box.Box'>", "<class 'gym.spaces.box.Box'>")
+#: The rules whose observation layout every network of a game with jokers reads.
+JOKERS = PRESETS["jokers"]
 _DISCRETE = ("<class 'gymnasium.spaces.discrete.Discrete'>", "<class 'gym.spaces.discrete.Discrete'>")
 
 
@@ -145,20 +148,27 @@ def declared_spaces(model_file: ModelFile) -> tuple[tuple, int]:
                          f"describes no observation space of one dimension and action space") from None
 
 
+def layout_rules(n_actions: int) -> Rules | None:
+    """The rules whose observation layout a network of ``n_actions`` actions reads: the ``jokers`` preset's for a
+    game with jokers (R72's counts are the same entries for one joker or two), None (the standard deck's) else."""
+    return JOKERS if n_actions == JOKERS.n_actions else None
+
+
 def check_spaces(path: str, spaces: tuple[tuple, int]) -> None:
     """``ValueError`` unless ``spaces`` (observation shape, number of actions) are GinRummy-v0's, with the match
-    record or without, and with what no player sees after them or without (a privileged critic's training env)."""
+    record or without, and with what no player sees after them or without (a privileged critic's training env), of
+    the standard game or of one with jokers."""
     obs_shape, n_actions = spaces
-    if len(obs_shape) == 1 and n_actions == N_ACTIONS:
+    if len(obs_shape) == 1 and n_actions in (N_ACTIONS, JOKERS.n_actions):
         try:
-            observation_parts(obs_shape[0])
+            observation_parts(obs_shape[0], layout_rules(n_actions))
             return
         except ValueError:
             pass
     raise ValueError(f"{path!r} is a MaskablePPO model for another env: it takes observations of shape "
                      f"{obs_shape} and {n_actions} actions; GinRummy-v0 has ({OBS_SIZE},) (({RECORD_OBS_SIZE},) "
                      f"with match_record=True; {PRIVILEGED_SIZE} more where a privileged critic trained) and "
-                     f"{N_ACTIONS}")
+                     f"{N_ACTIONS}, or with jokers ({obs_size(rules=JOKERS)},) and {JOKERS.n_actions}")
 
 
 def custom_objects(model_file: ModelFile) -> dict:
@@ -227,8 +237,9 @@ def _observation_space(key: str, value: dict, data: dict):
 
     if _described_type(value) not in _BOX or value.get("dtype") != "float32":
         raise NotRebuilt(f"it describes {_described_type(value)} of {value.get('dtype')}, not a Box of float32")
-    match_record, privileged = observation_parts(_shape(value))
-    return spaces.Box(*obs_bounds(match_record, privileged), dtype=np.float32)
+    rules = layout_rules(int(data["action_space"]["n"]))
+    match_record, privileged = observation_parts(_shape(value), rules)
+    return spaces.Box(*obs_bounds(match_record, privileged, rules), dtype=np.float32)
 
 
 def _action_space(key: str, value: dict, data: dict):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gymnasium as gym
 
 from gin_env.game import cards
-from gin_env.game.actions import DISCARD_BASE, KNOCK_BASE, N_ACTIONS
+from gin_env.game.actions import DISCARD_BASE, JOKER_ACTIONS, KNOCK_BASE, N_ACTIONS
 from gin_env.game.observation import PLANES, PRIVILEGED_PLANES, PRIVILEGED_SIZE
 from gin_env.optional import require
 
@@ -70,23 +70,28 @@ class CardFeatures(BaseFeaturesExtractor):
 class CardActionHead(nn.Module):
     """Logits of the 108 actions from :class:`CardFeatures`: the four card-free actions from the global numbers;
     ``DISCARD(c)`` and ``KNOCK(c)`` from card c's own features plus the global numbers, with weights shared by all
-    52 cards, so what is learnt about discarding one card holds for every card."""
+    52 cards, so what is learnt about discarding one card holds for every card. With ``jokers`` the two joker actions
+    follow (R72: ``DISCARD(JK)``, ``KNOCK(JK)``), from the global numbers, which read the joker counts."""
 
-    def __init__(self, channels: int, global_dim: int, hidden: int = HEAD_HIDDEN) -> None:
+    def __init__(self, channels: int, global_dim: int, hidden: int = HEAD_HIDDEN, jokers: bool = False) -> None:
         super().__init__()
         self.channels = channels
         self.card = nn.Conv1d(channels, hidden, kernel_size=1)
         self.context = nn.Linear(global_dim, hidden)
         self.card_out = nn.Conv1d(hidden, 2, kernel_size=1)
         self.free_out = nn.Linear(global_dim, DISCARD_BASE)
+        self.joker_out = nn.Linear(global_dim, JOKER_ACTIONS) if jokers else None
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         per_card = features[:, :self.channels * cards.N_CARDS].reshape(-1, self.channels, cards.N_CARDS)
         context = features[:, self.channels * cards.N_CARDS:]
         hidden = torch.relu(self.card(per_card) + self.context(context)[:, :, None])
         discard, knock = self.card_out(hidden).unbind(dim=1)
-        # Action ids: the card-free actions, then DISCARD_BASE + c, then KNOCK_BASE + c.
-        return torch.cat([self.free_out(context), discard, knock], dim=1)
+        # Action ids: the card-free actions, then DISCARD_BASE + c, then KNOCK_BASE + c, then the joker actions.
+        logits = [self.free_out(context), discard, knock]
+        if self.joker_out is not None:
+            logits.append(self.joker_out(context))
+        return torch.cat(logits, dim=1)
 
 
 class CardPolicy(MaskableActorCriticPolicy):
@@ -111,9 +116,12 @@ class CardPolicy(MaskableActorCriticPolicy):
         extractor = self.features_extractor
         if self.mlp_extractor.latent_dim_pi != extractor.features_dim:
             raise ValueError("CardPolicy needs net_arch with pi=[]: its action head reads the card features")
-        self.action_net = CardActionHead(extractor.channels, extractor.global_dim)
+        self.action_net = CardActionHead(extractor.channels, extractor.global_dim,
+                                         jokers=self.action_space.n > N_ACTIONS)
         # Small final weights, as SB3 gives its own action layer, so the first policy is near uniform.
-        for layer in (self.action_net.card_out, self.action_net.free_out):
+        for layer in (self.action_net.card_out, self.action_net.free_out, self.action_net.joker_out):
+            if layer is None:
+                continue
             nn.init.orthogonal_(layer.weight, gain=0.01)
             nn.init.zeros_(layer.bias)
         # The base class built its optimizer over the replaced layer; build it again over the actual parameters.

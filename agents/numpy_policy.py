@@ -23,9 +23,10 @@ import numpy as np
 
 from gin_env.files import atomic_write, npz_arrays, npz_headers
 from gin_env.game import cards
-from gin_env.game.actions import DISCARD_BASE
-from gin_env.game.observation import OBS_SIZE, PLANES, RECORD_OBS_SIZE
+from gin_env.game.actions import DISCARD_BASE, JOKER_ACTIONS
+from gin_env.game.observation import OBS_SIZE, PLANES, obs_size
 
+from .model_archive import JOKERS
 from .params import check_flag
 from .ppo import PolicyAgent, read_model
 
@@ -51,7 +52,13 @@ PARAMETERS = [_FEATURES + name for name in ("runs.weight", "runs.bias", "sets.we
                                             "mix.bias", "summary.0.weight", "summary.0.bias")] + \
              [_HEAD + name for name in ("card.weight", "card.bias", "context.weight", "context.bias",
                                         "card_out.weight", "card_out.bias", "free_out.weight", "free_out.bias")]
+#: The joker actions' layer (``CardActionHead.joker_out``), in a network of a game with jokers only.
+JOKER_PARAMETERS = [_HEAD + name for name in ("joker_out.weight", "joker_out.bias")]
 _N_PLANE_ENTRIES = len(PLANES) * cards.N_CARDS
+#: The observation widths an actor may read, by whether it plays jokers: with the match record or without; every game
+#: with jokers has the layout of the ``jokers`` preset's (R72's counts are the same entries for one joker or two).
+READABLE_SIZES = {jokers: tuple(obs_size(record, rules=JOKERS if jokers else None) for record in (False, True))
+                  for jokers in (False, True)}
 #: What a policy weights file is, in the errors that refuse one.
 WEIGHTS_FILE = "a policy weights file (.npz written by gin-env export --numpy)"
 
@@ -63,8 +70,10 @@ class NumpyPolicyAgent(PolicyAgent):
     def __init__(self, weights: dict[str, np.ndarray], path: str | None = None, deterministic: bool = True) -> None:
         check_flag("numpy policy agent", "deterministic", deterministic)
         source = repr(path) if path else "the policy weights"
-        obs_size = check_shapes({key: np.shape(weights[key]) for key in PARAMETERS if key in weights}, source)
-        w = {key: np.asarray(weights[key], dtype=np.float32) for key in PARAMETERS}
+        size = check_shapes({key: np.shape(weights[key]) for key in PARAMETERS + JOKER_PARAMETERS if key in weights},
+                            source)
+        w = {key: np.asarray(weights[key], dtype=np.float32) for key in PARAMETERS + JOKER_PARAMETERS
+             if key in weights}
         bad = [key for key, value in w.items() if not np.isfinite(value).all()]
         if bad:
             raise ValueError(f"{source} holds weights that are not finite numbers: {', '.join(bad)}")
@@ -78,7 +87,8 @@ class NumpyPolicyAgent(PolicyAgent):
         self._mix = _taps(mix[:, :c]), _taps(mix[:, c:]), w[_FEATURES + "mix.bias"]
         # torch flattens the card maps channel-major (channel, card); here they lie card-major (card, channel).
         summary = w[_FEATURES + "summary.0.weight"].T
-        self.match_record = obs_size == RECORD_OBS_SIZE
+        self.jokers = JOKER_PARAMETERS[0] in w
+        self.match_record = size == READABLE_SIZES[self.jokers][1]
         per_card = summary[:c * cards.N_CARDS].reshape(c, cards.N_CARDS, -1).transpose(1, 0, 2).reshape(
             c * cards.N_CARDS, -1)
         self._summary = np.ascontiguousarray(per_card), np.ascontiguousarray(summary[c * cards.N_CARDS:]), \
@@ -87,10 +97,13 @@ class NumpyPolicyAgent(PolicyAgent):
         self._context = w[_HEAD + "context.weight"].T.copy(), w[_HEAD + "context.bias"]
         self._card_out = w[_HEAD + "card_out.weight"][:, :, 0].T.copy(), w[_HEAD + "card_out.bias"]
         self._free_out = w[_HEAD + "free_out.weight"].T.copy(), w[_HEAD + "free_out.bias"]
+        self._joker_out = (w[JOKER_PARAMETERS[0]].T.copy(), w[JOKER_PARAMETERS[1]]) if self.jokers else None
+        self.reads, self.n_actions = size, DISCARD_BASE + 2 * cards.N_CARDS + (JOKER_ACTIONS if self.jokers else 0)
 
     def logits(self, obs: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
-        """``(N, N_ACTIONS)`` action logits for encoded observations ``(N, OBS_SIZE)`` (``RECORD_OBS_SIZE`` for a
-        network that reads the match record, ``match_record``), before masking."""
+        """``(N, n_actions)`` action logits for encoded observations ``(N, reads)`` (``OBS_SIZE``, or
+        ``RECORD_OBS_SIZE`` for a network that reads the match record, ``match_record``; with jokers the layout of
+        a game with them), before masking."""
         n, c = obs.shape[0], self.channels
         obs = obs.astype(np.float32, copy=False)
         # Every product is one 2-D matrix product over contiguous rows: numpy runs a stacked product as many small
@@ -115,7 +128,10 @@ class NumpyPolicyAgent(PolicyAgent):
         out_w, out_b = self._card_out
         discard_knock = (hidden.reshape(n * cards.N_CARDS, -1) @ out_w + out_b).reshape(n, cards.N_CARDS, 2)
         free_w, free_b = self._free_out
-        return np.concatenate([context @ free_w + free_b, discard_knock[:, :, 0], discard_knock[:, :, 1]], axis=1)
+        logits = [context @ free_w + free_b, discard_knock[:, :, 0], discard_knock[:, :, 1]]
+        if self._joker_out is not None:
+            logits.append(context @ self._joker_out[0] + self._joker_out[1])
+        return np.concatenate(logits, axis=1)
 
     def __repr__(self) -> str:
         return f"NumpyPolicyAgent({self.path!r}, deterministic={self.deterministic})"
@@ -165,15 +181,19 @@ def check_shapes(shapes: dict[str, tuple], source: str) -> int:
     missing = [key for key in PARAMETERS if key not in shapes]
     if missing:
         raise ValueError(f"{source} lacks the policy weights {', '.join(missing)}")
+    jokers = JOKER_PARAMETERS[0] in shapes or JOKER_PARAMETERS[1] in shapes
+    missing = [key for key in JOKER_PARAMETERS if jokers and key not in shapes]
+    if missing:
+        raise ValueError(f"{source} lacks the policy weights {', '.join(missing)}")
     widths = []
     for key in (_FEATURES + "runs.bias", _FEATURES + "summary.0.bias", _HEAD + "card.bias"):
         if len(shapes[key]) != 1 or shapes[key][0] < 1:
             raise ValueError(f"{source} holds weights of another network shape: its {key!r} has shape "
                              f"{tuple(shapes[key])}, not (width,)")
         widths.append(int(shapes[key][0]))
-    obs_size = _observation_size(shapes, widths[0], source)
-    expected = _expected_shapes(*widths, obs_size)
-    for key in PARAMETERS:
+    size = _observation_size(shapes, widths[0], jokers, source)
+    expected = _expected_shapes(*widths, size, jokers)
+    for key in expected:
         if tuple(shapes[key]) != expected[key]:
             raise ValueError(f"{source} holds weights of another network shape: its {key!r} has shape "
                              f"{tuple(shapes[key])}, not {expected[key]}")
@@ -181,24 +201,26 @@ def check_shapes(shapes: dict[str, tuple], source: str) -> int:
     if total > MAX_WEIGHTS:
         raise ValueError(f"{source} holds a network of {total:,} weights; a policy file holds at most "
                          f"{MAX_WEIGHTS:,}")
-    return obs_size
-
-
-def _observation_size(shapes: dict[str, tuple], channels: int, source: str) -> int:
-    """The entries of the observation the actor reads, from its summary layer's inputs (the card maps, then the
-    observation's scalars): ``OBS_SIZE`` or ``RECORD_OBS_SIZE``, else ``ValueError`` naming ``source``."""
-    summary = tuple(shapes[_FEATURES + "summary.0.weight"])
-    size = summary[-1] - channels * cards.N_CARDS + _N_PLANE_ENTRIES if len(summary) == 2 else None
-    if size not in (OBS_SIZE, RECORD_OBS_SIZE):
-        raise ValueError(f"{source} holds weights of another network shape: its {_FEATURES}summary.0.weight has "
-                         f"shape {summary}, which reads no observation of {OBS_SIZE} entries (nor {RECORD_OBS_SIZE}, "
-                         "with the match record)")
     return size
 
 
-def _expected_shapes(channels: int, global_dim: int, hidden: int, obs_size: int = OBS_SIZE) -> dict[str, tuple]:
-    """The torch shape of each of :data:`PARAMETERS` for an actor of these widths reading observations of
-    ``obs_size`` entries (``agents/networks.py``)."""
+def _observation_size(shapes: dict[str, tuple], channels: int, jokers: bool, source: str) -> int:
+    """The entries of the observation the actor reads, from its summary layer's inputs (the card maps, then the
+    observation's scalars): one of ``READABLE_SIZES[jokers]``, else ``ValueError`` naming ``source``."""
+    summary = tuple(shapes[_FEATURES + "summary.0.weight"])
+    size = summary[-1] - channels * cards.N_CARDS + _N_PLANE_ENTRIES if len(summary) == 2 else None
+    plain, record = READABLE_SIZES[jokers]
+    if size not in (plain, record):
+        raise ValueError(f"{source} holds weights of another network shape: its {_FEATURES}summary.0.weight has "
+                         f"shape {summary}, which reads no observation of {plain} entries (nor {record}, with the "
+                         f"match record){' of a game with jokers' if jokers else ''}")
+    return size
+
+
+def _expected_shapes(channels: int, global_dim: int, hidden: int, obs_size: int = OBS_SIZE,
+                     jokers: bool = False) -> dict[str, tuple]:
+    """The torch shape of each of :data:`PARAMETERS` (and with ``jokers`` of :data:`JOKER_PARAMETERS`) for an actor
+    of these widths reading observations of ``obs_size`` entries (``agents/networks.py``)."""
     c, planes = channels, len(PLANES)
     features = {"runs.weight": (c, planes, 1, 3), "runs.bias": (c,), "sets.weight": (c, planes, cards.N_SUITS, 1),
                 "sets.bias": (c,), "mix.weight": (c, 2 * c, 1, 3), "mix.bias": (c,),
@@ -207,6 +229,8 @@ def _expected_shapes(channels: int, global_dim: int, hidden: int, obs_size: int 
     head = {"card.weight": (hidden, c, 1), "card.bias": (hidden,), "context.weight": (hidden, global_dim),
             "context.bias": (hidden,), "card_out.weight": (2, hidden, 1), "card_out.bias": (2,),
             "free_out.weight": (DISCARD_BASE, global_dim), "free_out.bias": (DISCARD_BASE,)}
+    if jokers:
+        head.update({"joker_out.weight": (JOKER_ACTIONS, global_dim), "joker_out.bias": (JOKER_ACTIONS,)})
     return {**{_FEATURES + k: v for k, v in features.items()}, **{_HEAD + k: v for k, v in head.items()}}
 
 
@@ -219,7 +243,7 @@ def read_weights(path: str) -> dict[str, np.ndarray]:
     from the array headers before any array is read."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no policy weights file at {path!r}")
-    headers = npz_headers(path, WEIGHTS_FILE, PARAMETERS)
+    headers = npz_headers(path, WEIGHTS_FILE, PARAMETERS + JOKER_PARAMETERS)
     check_shapes({key: shape for key, (shape, _) in headers.items()}, repr(path))
     not_float = [key for key, (_, dtype) in headers.items() if dtype.kind != "f"]
     if not_float:
@@ -239,7 +263,8 @@ def save_weights(model_path: str, target: str) -> None:
     policy = read_model(model_path, "exporting a policy's weights").policy
     state = policy.state_dict()
     with atomic_write(target, "wb") as out:
-        np.savez_compressed(out, **{key: state[key].cpu().numpy() for key in PARAMETERS})
+        np.savez_compressed(out, **{key: state[key].cpu().numpy() for key in PARAMETERS + JOKER_PARAMETERS
+                                    if key in state})
 
 
 def shipped(name: str = "ppo") -> NumpyPolicyAgent:

@@ -18,7 +18,9 @@ import numpy as np
 
 from gin_env.batch.observation import BatchView, encode_batch
 from gin_env.files import atomic_write
-from gin_env.game.observation import PRIVILEGED_SIZE, PlayerView, encode, observation_parts
+from gin_env.game.observation import PRIVILEGED_SIZE, PlayerView, encode, obs_size, observation_parts
+from gin_env.game.rule_options import label
+from gin_env.game.rules import Rules
 from gin_env.optional import require
 
 from . import model_archive
@@ -32,11 +34,28 @@ class PolicyAgent:
     """An agent that acts from a policy's action logits over the encoded view, restricted to legal actions: greedy
     when ``deterministic``, else sampled with the caller's generator (:func:`pick_actions`). ``act`` serves one view
     (the scalar env, duels, ``evaluate.py``), ``act_batch`` a ``BatchView`` (the vector env's opponent, e.g.
-    self-play snapshots during training). A subclass gives ``logits(obs, masks)`` and sets ``deterministic``, and
-    ``match_record`` when its network reads the observation with the match record (``RECORD_OBS_SIZE`` entries)."""
+    self-play snapshots during training). A subclass gives ``logits(obs, masks)`` and sets ``deterministic``,
+    ``match_record`` when its network reads the observation with the match record (``RECORD_OBS_SIZE`` entries),
+    ``reads`` (the entries its network reads) and ``n_actions`` (the logits it gives): a game whose observation or
+    actions differ (one with jokers for a network of the standard game, or the reverse) is refused in one line."""
 
     deterministic: bool
     match_record: bool = False
+    reads: int
+    n_actions: int
+    _checked = None
+
+    def check_rules(self, rules: Rules) -> None:
+        """``ValueError`` naming both sizes unless the network reads the observation of a game under ``rules`` and
+        gives its actions."""
+        if rules is self._checked:
+            return
+        width = obs_size(self.match_record, rules=rules)
+        if (width, rules.n_actions) != (self.reads, self.n_actions):
+            raise ValueError(f"{self!r} reads observations of {self.reads} entries and gives {self.n_actions} "
+                             f"actions, and a game under rules {label(rules)!r} has {width} and {rules.n_actions}: a "
+                             "network plays the game it was trained for")
+        self._checked = rules
 
     def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -46,12 +65,14 @@ class PolicyAgent:
         return pick_actions(self.logits(obs, masks), masks, rng, self.deterministic)
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        self.check_rules(view.rules)
         if not view.legal_mask.any():
             raise ValueError("no legal action: it is not this player's turn or the hand is over")
         return int(self.choose(encode(view, self.match_record)[None], view.legal_mask[None], rng)[0])
 
     def act_batch(self, view: BatchView, rng: np.random.Generator) -> np.ndarray:
         """One action per game of a batched view (every game in it must have a legal action)."""
+        self.check_rules(view.rules)
         return self.choose(encode_batch(view, match_record=self.match_record), view.legal_mask, rng)
 
 
@@ -65,8 +86,11 @@ class PPOAgent(PolicyAgent):
         self.deterministic = deterministic
         # A privileged critic's model reads what no player sees after the view; its actor never does, so the agent
         # fills those entries with zeros.
-        self.match_record, privileged = observation_parts(policy.observation_space.shape[0])
+        self.n_actions = int(policy.action_space.n)
+        self.match_record, privileged = observation_parts(policy.observation_space.shape[0],
+                                                          model_archive.layout_rules(self.n_actions))
         self.privileged = PRIVILEGED_SIZE if privileged else 0
+        self.reads = policy.observation_space.shape[0] - self.privileged
 
     def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The policy's masked action logits for encoded observations ``(N, OBS_SIZE)`` (``RECORD_OBS_SIZE`` with
@@ -123,13 +147,13 @@ def read_model(path: str, purpose: str):
     return model_archive.load(path, purpose, device="cpu")
 
 
-def observation_shape(path: str) -> tuple:
-    """The observation shape the model at ``path`` reads (``(OBS_SIZE,)``, or ``(RECORD_OBS_SIZE,)`` with the match
-    record, ``PRIVILEGED_SIZE`` more with a privileged critic), from the archive's plain JSON, checked to be one of
-    GinRummy-v0's; ``ValueError`` naming the file otherwise."""
+def declared_spaces(path: str) -> tuple[int, int]:
+    """The observation entries the model at ``path`` reads (``OBS_SIZE``, or ``RECORD_OBS_SIZE`` with the match
+    record, ``PRIVILEGED_SIZE`` more with a privileged critic; with jokers their layout's) and its actions, from the
+    archive's plain JSON, checked to be GinRummy-v0's; ``ValueError`` naming the file otherwise."""
     spaces = model_archive.declared_spaces(model_archive.read(path))
     model_archive.check_spaces(path, spaces)
-    return spaces[0]
+    return spaces[0][0], spaces[1]
 
 
 #: What a saved model holds that acting never reads: the last rollout's observations (half a megabyte for 512 games).

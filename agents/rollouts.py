@@ -10,7 +10,6 @@ import numpy as np
 
 from gin_env.batch.hand_batch import HandBatch
 from gin_env.batch.observation import batch_view
-from gin_env.game import cards
 from gin_env.game.engine import OVER
 from gin_env.game.match_record import RECORD_KINDS, seen_by
 from gin_env.game.observation import PlayerView
@@ -86,7 +85,7 @@ def _simple_hand_points(rules: Rules) -> np.ndarray:
     rng = np.random.default_rng(_MODEL_SEED)
     n = _MODEL_HANDS
     batch = HandBatch(rules, n)
-    decks = rng.permuted(np.tile(np.arange(cards.N_CARDS), (n, 1)), axis=1)
+    decks = rng.permuted(np.tile(np.arange(rules.deck.n_cards), (n, 1)), axis=1)
     batch.deal(np.arange(n), decks, rng.integers(2, size=n))
     play_out(batch, rng)
     return np.where(batch.winner == -1, 0, batch.points)

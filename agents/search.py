@@ -75,8 +75,8 @@ import numpy as np
 from gin_env.batch.hand_batch import HandBatch
 from gin_env.belief import NetworkModel, OpponentModel, sample_batch
 from gin_env.belief.network import SHIPPED as BELIEF_NETWORKS
-from gin_env.game import cards, solver
-from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.game import actions, cards, solver
+from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, PASS, TAKE_DISCARD
 from gin_env.game.engine import DISCARD, DRAW, OFFER
 from gin_env.game.match_record import knocker_opponent
 from gin_env.game.observation import PlayerView, encode
@@ -139,6 +139,9 @@ class SearchParams:
     #: A network guide's choice is played without search when the network gives it at least this probability over
     #: the legal actions (None: always search). The expert gives no probabilities, so it does not apply to it.
     trust: float | None = 0.9
+    #: The guide under rules with jokers (docs/rules.md section 17), whose observation and actions the standard
+    #: game's networks do not read: "expert", or a path to the weights of a network trained with jokers.
+    jokers_guide: str = "expert"
 
     def __post_init__(self) -> None:
         if not isinstance(self.guide, str):
@@ -146,6 +149,10 @@ class SearchParams:
         if not (self.guide in GUIDES or self.guide.endswith(".npz")):
             raise ValueError(f"search parameter 'guide' must be one of {', '.join(GUIDES)} or a path to policy "
                              f"weights (.npz), got {self.guide!r}")
+        if not isinstance(self.jokers_guide, str) or not (self.jokers_guide == "expert"
+                                                         or self.jokers_guide.endswith(".npz")):
+            raise ValueError(f"search parameter 'jokers_guide' must be expert or a path to policy weights of a game "
+                             f"with jokers (.npz), got {self.jokers_guide!r}")
         check_number("search", "samples", self.samples, integer=True, low=1, high=MAX_SAMPLES)
         check_number("search", "round_samples", self.round_samples, integer=True, low=1, high=BATCH_SAMPLES)
         check_number("search", "discards", self.discards, integer=True, low=1)
@@ -182,6 +189,7 @@ class SearchAgent:
             if p.guide == "switch" else (p.guide, None)
         self._racer = _guide_by_name(racer)
         self._waiter = None if waiter is None else _guide_by_name(waiter)
+        self._jokers_guide = _guide_by_name(p.jokers_guide)
         #: What the worlds are drawn by (:meth:`_worlds`): ``gin_env.belief.OpponentModel()`` or the ``belief``
         #: network's ``NetworkModel``.
         self._model = OpponentModel() if p.belief == "heuristic" else NetworkModel(p.belief)
@@ -201,8 +209,11 @@ class SearchAgent:
     # -- the hooks a subclass may override ---------------------------------------------------------------------------
 
     def _guide(self, view: PlayerView):
-        """The guide for ``view``: with ``guide="switch"``, its waiter against an opponent the view's match record
-        shows winning by plain knocks and its racer otherwise; ``guide`` itself for any other."""
+        """The guide for ``view``: under rules with jokers, ``jokers_guide``; with ``guide="switch"``, its waiter
+        against an opponent the view's match record shows winning by plain knocks and its racer otherwise; ``guide``
+        itself for any other."""
+        if view.rules.jokers:
+            return self._jokers_guide
         if self._waiter is not None and knocker_opponent(view.record):
             return self._waiter
         return self._racer
@@ -261,8 +272,9 @@ class SearchAgent:
             return self._guide_first(view, [a for a in (TAKE_DISCARD, PASS, DRAW_STOCK) if mask[a]])
         if mask[BIG_GIN]:
             return [BIG_GIN]
-        knocks = [(solver.deadwood(view.hand & ~(1 << (a - KNOCK_BASE))), -cards.VALUES[a - KNOCK_BASE], -a)
-                  for a in legal if a >= KNOCK_BASE]
+        values = view.rules.deck.values
+        knocks = [(solver.deadwood(view.hand & ~(1 << c), view.rules), -values[c], -a)
+                  for a in legal if actions.is_knock(a) for c in [actions.action_card(a, view.hand)]]
         best_knock = -min(knocks)[2] if knocks else None
         if best_knock is not None and min(knocks)[0] == 0:
             return [best_knock]
@@ -281,9 +293,10 @@ class SearchAgent:
         discards."""
         guide = self._guide(view)
         if isinstance(guide, ExpertAgent):
-            if not view.legal_mask[DISCARD_BASE:DISCARD_BASE + cards.N_CARDS].any():
+            if not view.legal_mask[DISCARD_BASE:DISCARD_BASE + cards.N_CARDS].any() and not (
+                    view.rules.jokers and view.legal_mask[actions.DISCARD_JOKER]):
                 return []
-            return [DISCARD_BASE + c for c in guide.discard_ranking(view)]
+            return [actions.discard(c) for c in guide.discard_ranking(view)]
         logits = self._guide_logits(view)
         legal = np.flatnonzero(view.legal_mask)
         return legal[np.argsort(-logits[legal], kind="stable")].tolist()

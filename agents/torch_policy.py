@@ -13,15 +13,21 @@ import os
 
 import numpy as np
 
+from gin_env.agents.model_archive import JOKERS
 from gin_env.agents.params import check_flag
 from gin_env.agents.ppo import PolicyAgent
 from gin_env.files import ARCHIVE_BYTES, atomic_write, check_archive, read_bytes
 from gin_env.game.actions import N_ACTIONS
-from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE
+from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE, obs_size
 from gin_env.optional import require
 
 torch = require("torch", "a torch policy")
 nn = torch.nn
+
+#: The observation entries a policy file's network may read (without and with the match record), by its actions: the
+#: standard game's, and a game with jokers' (R72).
+_READS = {N_ACTIONS: (OBS_SIZE, RECORD_OBS_SIZE),
+          JOKERS.n_actions: (obs_size(rules=JOKERS), obs_size(True, rules=JOKERS))}
 
 #: What the file says it is, checked on loading.
 FORMAT = "gin-env torch policy 1"
@@ -63,7 +69,9 @@ class TorchPolicyAgent(PolicyAgent):
         self.path = path
         self.meta = meta or {}
         self.deterministic = deterministic
-        self.match_record = next(m for m in network if isinstance(m, nn.Linear)).in_features == RECORD_OBS_SIZE
+        linear = [m for m in network if isinstance(m, nn.Linear)]
+        self.reads, self.n_actions = linear[0].in_features, linear[-1].out_features
+        self.match_record = self.reads == _READS[self.n_actions][1]
 
     def logits(self, obs: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
         """The network's action logits for encoded observations ``(N, OBS_SIZE)`` (``RECORD_OBS_SIZE`` with the
@@ -105,26 +113,29 @@ def load_policy(path: str, deterministic: bool = True) -> TorchPolicyAgent:
 def _tensor_shapes(path: str, layers) -> dict[str, tuple]:
     """The shape of every tensor the layer list ``layers`` needs, by its ``nn.Sequential`` name; ``ValueError`` for
     a list that is not linear layers and activations from ``OBS_SIZE`` inputs (``RECORD_OBS_SIZE`` with the match
-    record) to ``N_ACTIONS`` outputs."""
+    record) to ``N_ACTIONS`` outputs, or from the observation of a game with jokers to its actions."""
     if not isinstance(layers, list) or not layers:
         raise ValueError(f"{path!r} is a damaged policy file: its layers are {layers!r}, not a list of layers")
-    shapes, width = {}, None
+    shapes, width, reads = {}, None, None
     for i, entry in enumerate(layers):
         kind = entry[0] if isinstance(entry, (list, tuple)) and entry and isinstance(entry[0], str) else None
         if kind == "linear" and len(entry) == 3 and all(_is_size(n) for n in entry[1:]):
-            if width is None and entry[1] not in (OBS_SIZE, RECORD_OBS_SIZE):
+            if width is None and not any(entry[1] in sizes for sizes in _READS.values()):
                 raise ValueError(f"{path!r}: layer {i} takes {entry[1]} inputs where the observation has {OBS_SIZE} "
-                                 f"({RECORD_OBS_SIZE} with the match record)")
+                                 f"({RECORD_OBS_SIZE} with the match record; with jokers "
+                                 f"{' or '.join(map(str, _READS[JOKERS.n_actions]))})")
             if width is not None and entry[1] != width:
                 raise ValueError(f"{path!r}: layer {i} takes {entry[1]} inputs where the layers before give {width}")
             shapes[f"{i}.weight"], shapes[f"{i}.bias"] = (entry[2], entry[1]), (entry[2],)
+            reads = entry[1] if reads is None else reads
             width = entry[2]
         elif kind not in ACTIVATIONS or len(entry) != 1:
             raise ValueError(f"{path!r}: layer {i} is {entry!r}; a layer is ['linear', inputs, outputs] (positive "
                              f"integers) or one of {', '.join(repr([name]) for name in ACTIVATIONS)}")
-    if not shapes or width != N_ACTIONS:
+    actions = next((n for n, sizes in _READS.items() if reads in sizes), N_ACTIONS)
+    if not shapes or width != actions:
         raise ValueError(f"{path!r} is a policy for another env: it gives {width} outputs; GinRummy-v0 has "
-                         f"{N_ACTIONS} actions")
+                         f"{actions} actions for an observation of {reads} entries")
     return shapes
 
 

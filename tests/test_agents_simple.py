@@ -265,10 +265,11 @@ def test_load_a_saved_maskable_ppo_model(tmp_path):
         agents.load(str(tmp_path / "cartpole.zip"))
 
 
-@pytest.mark.parametrize("preset", ["standard", "oklahoma", "openspiel"])
+@pytest.mark.parametrize("preset", ["standard", "oklahoma", "openspiel", "jokers"])
 def test_simple_act_batch_plays_as_act(preset):
     """The compiled batched policy chooses what ``act`` chooses in every game; where the least-deadwood cards tie
-    (each agent breaks ties with its own draws), it picks one of them, as a knock when that is legal."""
+    (each agent breaks ties with its own draws), it picks one of them, as a knock when that is legal (the jokers
+    held as one card, R71, R72)."""
     from gin_env.batch.hand_batch import HandBatch
     from gin_env.batch.observation import batch_view
 
@@ -276,7 +277,7 @@ def test_simple_act_batch_plays_as_act(preset):
     n = 200
     rng = np.random.default_rng(17)
     b = HandBatch(rules, n)
-    b.deal(np.arange(n), np.array([rng.permutation(cards.N_CARDS) for _ in range(n)]), rng.integers(0, 2, n))
+    b.deal(np.arange(n), np.array([rng.permutation(rules.deck.n_cards) for _ in range(n)]), rng.integers(0, 2, n))
     agent = SimpleAgent()
     compared = ties = 0
     for _ in range(60):
@@ -290,10 +291,11 @@ def test_simple_act_batch_plays_as_act(preset):
             best = int(v.best_cards[row])
             if scalar_view.phase == engine.DISCARD and not scalar_view.legal_mask[actions.BIG_GIN] and \
                     best.bit_count() > 1:
-                card = chosen[row] - (actions.KNOCK_BASE if chosen[row] >= actions.KNOCK_BASE else actions.DISCARD_BASE)
-                assert best >> card & 1, f"game {game}: {card} is not a least-deadwood card"
+                card = actions.action_card(chosen[row], scalar_view.hand)
+                least = best >> card & 1 or card >= cards.N_CARDS and best >> cards.N_CARDS
+                assert least, f"game {game}: {card} is not a least-deadwood card"
                 assert scalar_view.legal_mask[chosen[row]]
-                assert (chosen[row] >= actions.KNOCK_BASE) == bool(scalar_view.legal_mask[actions.KNOCK_BASE + card])
+                assert actions.is_knock(chosen[row]) == bool(scalar_view.legal_mask[actions.knock(card)])
                 ties += 1
             else:
                 assert chosen[row] == agent.act(scalar_view, rng), f"game {game}"

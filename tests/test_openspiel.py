@@ -221,3 +221,21 @@ def test_gin_env_bots_play_in_openspiels_evaluate_bots():
         assert returns[0] == -returns[1]
         scored += returns[0] != 0
     assert scored >= 5
+
+
+def test_a_network_that_plays_jokers_is_refused_in_one_line():
+    """OpenSpiel's gin_rummy deals no jokers (docs/rules.md section 17): a network trained with them (382 entries,
+    110 actions, R72) is refused when it is seated, naming both sizes."""
+    from gin_env.agents import numpy_policy
+
+    weights = numpy_policy.read_weights(numpy_policy.SHIPPED_WEIGHTS)
+    summary = weights["pi_features_extractor.summary.0.weight"]
+    weights["pi_features_extractor.summary.0.weight"] = np.concatenate([summary, np.zeros((len(summary), 7))], 1)
+    context = weights["action_net.free_out.weight"].shape[1]
+    weights["action_net.joker_out.weight"] = np.zeros((actions.JOKER_ACTIONS, context))
+    weights["action_net.joker_out.bias"] = np.zeros(actions.JOKER_ACTIONS)
+    jokers_network = numpy_policy.NumpyPolicyAgent(weights)
+    assert (jokers_network.reads, jokers_network.n_actions) == (382, 110)
+    with pytest.raises(ValueError, match=r"reads observations of 382 entries and gives 110 actions, and a game under "
+                                         r"rules 'openspiel' has 375 and 108"):
+        gos.GinEnvBot(jokers_network, GAME, 0)

@@ -18,6 +18,7 @@ import torch  # noqa: E402
 from gin_env import agents  # noqa: E402
 from gin_env.agents import numpy_policy, ppo  # noqa: E402
 from gin_env.game import cards  # noqa: E402
+from gin_env.game.actions import N_ACTIONS  # noqa: E402
 from gin_env.game.observation import (  # noqa: E402
     OBS_LAYOUT,
     OBS_SIZE,
@@ -112,7 +113,7 @@ def test_training_with_a_privileged_critic_exports_an_actor_of_the_plain_view(pl
     assert f"widening {plain} to read what no player sees (" in capsys.readouterr().out
     assert model.num_timesteps >= start + 1024 and widen.is_privileged(model)
     last = os.path.join(run_dir, "last.zip")
-    assert ppo.observation_shape(last) == (OBS_SIZE + PRIVILEGED_SIZE,)
+    assert ppo.declared_spaces(last) == (OBS_SIZE + PRIVILEGED_SIZE, N_ACTIONS)
     target, weights = str(tmp_path / "policy.zip"), str(tmp_path / "policy.npz")
     assert export.main([last, "--out", target, "--numpy", weights]) == 0
     torch_agent, numpy_agent = ppo.load_model(target), numpy_policy.load_policy(weights)

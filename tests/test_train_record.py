@@ -16,6 +16,7 @@ pytest.importorskip("sb3_contrib")
 
 from gin_env import agents  # noqa: E402
 from gin_env.agents import numpy_policy, ppo  # noqa: E402
+from gin_env.game.actions import N_ACTIONS  # noqa: E402
 from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE, encode  # noqa: E402
 from gin_env.training import checks, config, export, loop, pool_env, widen  # noqa: E402
 from tests.test_train import decision_views  # noqa: E402
@@ -55,7 +56,7 @@ def test_training_with_the_record_widens_the_resumed_model_and_reads_the_record(
                                           "--resume", plain, "--match-record", *TINY]))
     assert "widening" in capsys.readouterr().out
     assert model.observation_space.shape == (RECORD_OBS_SIZE,) and model.num_timesteps >= start + 1024
-    assert ppo.observation_shape(os.path.join(run_dir, "last.zip")) == (RECORD_OBS_SIZE,)
+    assert ppo.declared_spaces(os.path.join(run_dir, "last.zip")) == (RECORD_OBS_SIZE, N_ACTIONS)
     # Its numpy actor reads the record too, and acts as the torch policy on every view of a few games.
     target, weights = str(tmp_path / "policy.zip"), str(tmp_path / "policy.npz")
     assert export.main([os.path.join(run_dir, "last.zip"), "--out", target, "--numpy", weights]) == 0

@@ -23,7 +23,18 @@ from gin_env.batch.hand_batch import NO_PLAYER
 from gin_env.envs.gin_rummy import GinRummyEnv
 from gin_env.envs.vector import GinRummyVectorEnv
 from gin_env.game import match
-from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, N_ACTIONS, PASS, TAKE_DISCARD
+from gin_env.game.actions import (
+    BIG_GIN,
+    DISCARD_BASE,
+    DISCARD_JOKER,
+    DRAW_STOCK,
+    KNOCK_BASE,
+    KNOCK_JOKER,
+    MAX_ACTIONS,
+    N_ACTIONS,
+    PASS,
+    TAKE_DISCARD,
+)
 from gin_env.game.cards import N_CARDS, VALUES
 from gin_env.game.rules import PRESETS, Rules
 from gin_env.table import batched as batch_table
@@ -33,12 +44,20 @@ GAMES = 64
 HANDS = 1000
 
 #: A deterministic opponent's preference for each action (it plays the most preferred legal one): big gin, the
-#: lowest knock, the costliest discard, then stock, upcard, pass.
-_PREFERENCE = np.zeros(N_ACTIONS)
+#: lowest knock, the costliest discard, then stock, upcard, pass. Under jokers (R72) the joker's knock and discard
+#: come after every natural card's, as its id does; a game's preferences are the first ``rules.n_actions``.
+_PREFERENCE = np.zeros(MAX_ACTIONS)
 _PREFERENCE[BIG_GIN] = 10_000
-_PREFERENCE[KNOCK_BASE:] = 5_000 - np.arange(N_CARDS)
+_PREFERENCE[KNOCK_BASE:N_ACTIONS] = 5_000 - np.arange(N_CARDS)
+_PREFERENCE[KNOCK_JOKER] = 5_000 - N_CARDS
 _PREFERENCE[DISCARD_BASE:KNOCK_BASE] = 100 * np.array(VALUES) + np.arange(N_CARDS)
+_PREFERENCE[DISCARD_JOKER] = 100 * Rules.preset("jokers").joker_value + N_CARDS
 _PREFERENCE[[DRAW_STOCK, TAKE_DISCARD, PASS]] = [3, 2, 1]
+
+
+def preferences(legal_mask: np.ndarray) -> np.ndarray:
+    """:data:`_PREFERENCE` for legal masks of any game's action count."""
+    return _PREFERENCE[:legal_mask.shape[-1]]
 
 
 class Greedy:
@@ -46,10 +65,10 @@ class Greedy:
     without sharing a random stream."""
 
     def act(self, view, rng) -> int:
-        return int(np.where(view.legal_mask, _PREFERENCE, -1).argmax())
+        return int(np.where(view.legal_mask, preferences(view.legal_mask), -1).argmax())
 
     def act_batch(self, view, rng) -> np.ndarray:
-        return np.where(view.legal_mask, _PREFERENCE, -1).argmax(axis=1)
+        return np.where(view.legal_mask, preferences(view.legal_mask), -1).argmax(axis=1)
 
 
 class Queued:
@@ -113,7 +132,7 @@ def twin_envs(rules: Rules, episode: str, monkeypatch,
 
 def learner_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The greedy opponent's action in two games of three (so hands end soon), a random legal one otherwise."""
-    keys = np.where(rng.random((masks.shape[0], 1)) < 2 / 3, _PREFERENCE, rng.random(masks.shape))
+    keys = np.where(rng.random((masks.shape[0], 1)) < 2 / 3, preferences(masks), rng.random(masks.shape))
     keys[~masks] = -1.0
     return keys.argmax(axis=1)
 

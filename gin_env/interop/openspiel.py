@@ -75,6 +75,11 @@ class GinEnvBot(pyspiel.Bot):
             raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
         self.player_id = player_id
         self.agent = agents.load(agent) if isinstance(agent, (str, os.PathLike)) else agents.as_agent(agent)
+        # OpenSpiel's gin_rummy deals no jokers: a network that plays them (another observation and 110 actions,
+        # docs/rules.md section 17) is refused here, in one line, before the game starts.
+        check_rules = getattr(self.agent, "check_rules", None)
+        if check_rules is not None:
+            check_rules(RULES)
         self._rng = np.random.default_rng(seed)
         self.refused_knocks = 0
         self._history = History(self._ids)

@@ -18,7 +18,7 @@ from gin_env.agents.numpy_policy import MAX_WEIGHTS, actor_weights
 from gin_env.arguments import did_you_mean
 from gin_env.evaluation.runner import MAX_GAMES, MAX_WORKERS_PER_CORE, usable_cores
 from gin_env.files import check_distinct, check_input_file
-from gin_env.game.observation import obs_size, observation_parts
+from gin_env.game.observation import obs_size
 from gin_env.game.rule_options import DEFAULT_PRESET, same_game
 from gin_env.optional import require
 from gin_env.table.batched import MAX_NUM_ENVS
@@ -33,7 +33,7 @@ from gin_env.training.run_files import (
     removed_paths,
     run_paths,
 )
-from gin_env.training.widen import reads
+from gin_env.training.widen import model_layout
 
 #: The largest ``--seed``: SB3 seeds numpy's legacy generator (below 2**32) with it plus a resumed run's step count.
 MAX_SEED = 2**31 - 1
@@ -248,7 +248,12 @@ def check_resume_model(args: Args) -> None:
     except (ValueError, OSError) as err:
         raise ValueError(f"--resume: {err}") from None
     check_minibatches(args.num_envs, model.n_steps, model.batch_size, f" (the settings of {args.resume})")
-    record, privileged = observation_parts(reads(model))
+    jokers, record, privileged = model_layout(model)
+    if jokers and not args.game_rules().jokers:
+        raise ValueError(f"--resume {args.resume} plays jokers: train it under rules with jokers (--rules jokers)")
+    if privileged and args.game_rules().jokers and not jokers:
+        raise ValueError(f"--resume {args.resume} has a privileged critic: a privileged critic's model is not widened "
+                         "to jokers")
     if record and not args.match_record:
         raise ValueError(f"--resume {args.resume} reads the match record: train it with --match-record")
     if privileged and not args.privileged_critic:

@@ -14,7 +14,6 @@ import time
 
 from gin_env import agents, locks
 from gin_env.files import atomic_path
-from gin_env.game.observation import observation_parts
 from gin_env.optional import MissingExtra, require
 from gin_env.training.checks import check_args, check_run_folder
 from gin_env.training.config import Args, parse_args
@@ -65,19 +64,19 @@ def _start(args: Args, history: dict, env):
     where PPO will stop when that is not ``--total-timesteps``, before any training."""
     from gin_env.agents import model_archive, ppo
     from gin_env.training.imitation import imitate
-    from gin_env.training.widen import widened_copy
+    from gin_env.training.widen import layout, widened_copy
 
     tb_dir = os.path.join(args.run_dir, "tb")
     if args.resume:
         with tempfile.TemporaryDirectory() as scratch:
             source = args.resume
-            has = observation_parts(ppo.observation_shape(source)[0])
-            wants = observation_parts(env.observation_space.shape[0])
+            has = layout(*ppo.declared_spaces(source))
+            wants = layout(env.observation_space.shape[0], env.action_space.n)
             if has != wants:
-                what = " and ".join(name for name, had, wanted in zip(("the match record", "what no player sees"),
-                                                                      has, wants) if wanted and not had)
-                print(f"widening {source} to read {what} (its new inputs weighted 0)")
-                source = widened_copy(source, env.observation_space, scratch)
+                what = " and ".join(name for name, had, wanted in zip(
+                    ("jokers", "the match record", "what no player sees"), has, wants) if wanted and not had)
+                print(f"widening {source} to read {what} (its new inputs and actions weighted 0)")
+                source = widened_copy(source, env.observation_space, env.action_space, scratch)
             model = model_archive.load(source, "training", env=env, device=args.device, tensorboard_log=tb_dir)
         # Seeded by the step count too, so a resumed run does not replay the deals its first rollouts saw.
         model.set_random_seed(args.seed + model.num_timesteps)

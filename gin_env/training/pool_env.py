@@ -91,15 +91,17 @@ class PoolVecEnv(VecEnvWrapper):
 
 def hidden_planes(part: GinRummyVectorEnv) -> np.ndarray:
     """``(num_envs, PRIVILEGED_SIZE)``: per game of ``part``, the learner's opponent's hand, then the stock, the next
-    card to be drawn 1 and each one after it ``STOCK_DEPTH_DECAY`` times the one before."""
+    card to be drawn 1 and each one after it ``STOCK_DEPTH_DECAY`` times the one before; natural cards only (the
+    jokers' counts are in the view)."""
     games = np.arange(part.num_envs)
     hands = part.batch.hands[games, 1 - part.learner].astype("<u8")
     out = np.zeros((part.num_envs, PRIVILEGED_SIZE), dtype=np.float32)
     # Card c is bit c of a hand's word (cards.to_mask).
     out[:, :cards.N_CARDS] = np.unpackbits(hands.view(np.uint8).reshape(-1, 8), axis=1, count=cards.N_CARDS,
                                            bitorder="little")
-    depth = np.arange(cards.N_CARDS) - part.batch.stock_top[:, None]  # the deck's slots from the stock's top
-    in_stock = depth >= 0
+    depth = np.arange(part.batch.deck.shape[1]) - part.batch.stock_top[:, None]  # the deck's slots from the stock's top
+    # The planes hold the natural cards: a joker's place in the stock is not among them.
+    in_stock = (depth >= 0) & (part.batch.deck < cards.N_CARDS)
     rows = np.broadcast_to(games[:, None], depth.shape)[in_stock]
     out[rows, cards.N_CARDS + part.batch.deck[in_stock]] = STOCK_DEPTH_DECAY ** depth[in_stock]
     return out
