@@ -135,8 +135,8 @@ def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return random_set_bit(masks_to_bits(masks), rng)
 
 
-def vector_env(seed: int, n: int) -> Runner:
-    env = GinRummyVectorEnv(num_envs=n, opponent="random")
+def vector_env(seed: int, n: int, rules: str = "standard") -> Runner:
+    env = GinRummyVectorEnv(num_envs=n, opponent="random", rules=rules)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
 

@@ -1,6 +1,7 @@
-"""The solver's time per holding with no, one and two jokers (docs/rules.md section 17), in one run.
+"""The solver's time per holding with no, one and two jokers (docs/rules.md section 17), and the vector env's hands
+per CPU second under the ``jokers`` preset against the standard one, in one run.
 
-    python benchmarks/bench_jokers.py [--hands 4000] [--seconds 2] [--json out.json]
+    python benchmarks/bench_jokers.py [--hands 4000] [--seconds 2] [--games 1024] [--rounds 5] [--json out.json]
 
 Each row is a workload of hands holding exactly 0, 1 or 2 jokers under the ``jokers`` keys (two jokers of 20,
 two naturals per meld), uniform random or meld-rich (5 adjacent ranks of 3 suits), timed through the batched
@@ -8,6 +9,10 @@ functions (one compiled loop per call): the deadwood of 10 cards, the discard ph
 deadwood, the knocks, big gin) and the showdown of a knock (R22 over every declaration, the defender's layoffs). The
 time is the best of repeated calls within the budget, per holding, and the last column is each row's time over the
 same workload's with no joker.
+
+The vector env rows play random legal actions against the random opponent in ``--games`` games, the two presets
+taking turns for ``--rounds`` rounds (``bench_hands.py``'s protocol); each preset's figure is its best round, and the
+jokers' row gives its ratio to the standard preset's with the floor the issue set, ``VECTOR_FLOOR``.
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_solver import rate  # noqa: E402  (a sibling script, on the path set just above)
+from bench_hands import measure as measure_rates  # noqa: E402  (sibling scripts, on the path set just above)
+from bench_hands import vector_env  # noqa: E402
+from bench_solver import rate  # noqa: E402
 
 from gin_env.files import check_output_file, write_json  # noqa: E402
 from gin_env.game import cards, solver  # noqa: E402
@@ -30,6 +37,9 @@ from gin_env.game.rules import Rules  # noqa: E402
 #: The ``jokers`` keys the workloads are played under (R81).
 RULES = Rules(jokers=2)
 JOKER_COUNTS = (0, 1, 2)
+#: The least ratio of the vector env's hands per CPU second under ``jokers`` to the standard preset's.
+VECTOR_FLOOR = 0.5
+PRESETS = ("standard", "jokers")
 
 
 def _hand(rng: np.random.Generator, size: int, jokers: int, rich: bool) -> int:
@@ -86,22 +96,39 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def vector_rates(games: int, seconds: float, rounds: int, seed: int) -> dict[str, float]:
+    """Hands per CPU second of the vector env of ``games`` games under each of ``PRESETS``."""
+    return measure_rates({name: vector_env(seed, games, name) for name in PRESETS}, seconds, rounds)
+
+
+def vector_table(rates: dict[str, float], games: int) -> str:
+    lines = [f"| vector env, {games:,} games | hands per CPU second | vs standard | floor |", "|---|---|---|---|"]
+    for name in PRESETS:
+        ratio = rates[name] / rates[PRESETS[0]]
+        lines.append(f"| {name} | {rates[name]:,.0f} | {ratio:.2f}x | {VECTOR_FLOOR if name != PRESETS[0] else '-'} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hands", type=int, default=4000, help="holdings per workload")
     parser.add_argument("--seconds", type=float, default=2.0, help="timing budget per measurement")
+    parser.add_argument("--games", type=int, default=1024, help="games of the vector env")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds of the vector env rows")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the rows here")
     args = parser.parse_args()
-    if args.hands < 1 or args.seconds <= 0:
-        parser.error("--hands must be at least 1 and --seconds above 0")
+    if min(args.hands, args.games, args.rounds) < 1 or args.seconds <= 0:
+        parser.error("--hands, --games and --rounds must be at least 1 and --seconds above 0")
     if args.json:
         check_output_file(args.json, "--json")
     rows = measure(args.hands, args.seconds, args.seed)
+    rates = vector_rates(args.games, args.seconds, args.rounds, args.seed)
     print(f"# solver time per holding under jokers ({platform.processor() or platform.machine()})")
     print(table(rows))
+    print(vector_table(rates, args.games))
     if args.json:
-        write_json(args.json, rows)
+        write_json(args.json, {"solver": rows, "vector_env": {"games": args.games, "hands_per_cpu_second": rates}})
         print(f"wrote {args.json}")
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from gin_env.envs.vector import GinRummyVectorEnv
-from gin_env.game import actions, cards, engine
+from gin_env.game import actions, engine
 from gin_env.game.rules import PRESETS, Rules
 from tests.test_hidden_information import (
     FORMATS,
@@ -51,7 +51,7 @@ class VectorWatch:
         upcard = 0 if state.initial_upcard < 0 else 1 << state.initial_upcard
         self.seen[g] |= state.hands[p] | sum(1 << c for c in state.pile) | upcard
         if actions.is_discard(action):
-            self.seen[g] |= 1 << actions.action_card(action)
+            self.seen[g] |= 1 << actions.action_card(action, state.hands[state.current])
 
 
 class BatchScripted:
@@ -147,7 +147,7 @@ def test_vector_env_shows_a_learner_nothing_hidden(preset, episode, information_
     kwargs = {"rules": preset, "episode": episode, "information_state": information_state,
               "match_record": episode == "match" and Rules.preset(preset).target is not None}
     rng = np.random.default_rng(31)
-    decks = np.stack([rng.permutation(cards.N_CARDS) for _ in range(GAMES)])
+    decks = np.stack([rng.permutation(Rules.preset(preset).deck.n_cards) for _ in range(GAMES)])
     a = BatchScripted()
     watch_a, traces_a, moves = play_vector(kwargs, decks, 31, a)
     decks_b = np.array([hidden_shift(deck, seen, rng) for deck, seen in zip(decks.tolist(), watch_a.seen)])

@@ -55,11 +55,16 @@ def choose(legal: list[int], rng: np.random.Generator) -> int:
 
 
 def relabel_card(card: int) -> int:
+    """``card`` with its suit relabelled by :data:`SUIT_MAP`; a joker has none (R62)."""
+    if card >= cards.N_CARDS:
+        return card
     return SUIT_MAP[card // cards.N_RANKS] * cards.N_RANKS + card % cards.N_RANKS
 
 
 def relabel_action(action: int) -> int:
-    """``action`` with its card relabelled by :data:`SUIT_MAP`."""
+    """``action`` with its card relabelled by :data:`SUIT_MAP` (a joker action moves no suit)."""
+    if action in (actions.DISCARD_JOKER, actions.KNOCK_JOKER):
+        return action
     if actions.is_discard(action) or actions.is_knock(action):
         base = actions.KNOCK_BASE if actions.is_knock(action) else actions.DISCARD_BASE
         return base + relabel_card(actions.action_card(action))
@@ -74,7 +79,7 @@ def ends_hand(action: int, phase: int) -> bool:
 
 def hidden_shift(deck, seen: int, rng: np.random.Generator) -> list[int]:
     """``deck`` with every card outside ``seen`` (a card mask) moved to the place of another unseen card."""
-    unseen = [c for c in rng.permutation(cards.N_CARDS).tolist() if not seen >> c & 1]
+    unseen = [c for c in rng.permutation(len(deck)).tolist() if not seen >> c & 1]
     moved = dict(zip(unseen, unseen[1:] + unseen[:1]))
     return [moved.get(int(c), int(c)) for c in deck]
 
@@ -115,7 +120,7 @@ class Watch:
         if mine is not None and mine[0] is self.table.state:
             self.events.append(public_history.public_event(mine[0], action, mine[1]))
             if actions.is_discard(action):  # face up even when it ends the hand (a dead hand, R36)
-                self.seen |= 1 << actions.action_card(action)
+                self.seen |= 1 << actions.action_card(action, mine[0].hands[mine[0].current])
 
     def public_view(self, rules):
         """The player's view rebuilt from its dealt cards and the public events so far (``public_history``)."""
@@ -241,7 +246,8 @@ class Redealt(Exception):
 def first_deal(case: dict, rng: np.random.Generator) -> tuple[list[list[int]], int]:
     """Random decks for a case (two in four players) and its dealer: a seat other than the learner's with three
     players (who deals sits out), else an engine player."""
-    decks = [rng.permutation(cards.N_CARDS).tolist() for _ in range(2 if case["format"].get("players") == 4 else 1)]
+    n_cards = Rules.preset(case["preset"]).deck.n_cards
+    decks = [rng.permutation(n_cards).tolist() for _ in range(2 if case["format"].get("players") == 4 else 1)]
     if case["format"].get("players") == 3:
         return decks, (case["seat"] + 1 + int(rng.integers(2))) % 3
     return decks, int(rng.integers(2))

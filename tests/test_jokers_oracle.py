@@ -85,9 +85,8 @@ SHOWDOWN_VARIANTS = [(case, v) for case in SHOWDOWN_CASES for v in case.variants
 
 def _scoring_rules(variant) -> Rules:
     """The variant's keys other than the jokers' (bonuses, Oklahoma), whose joker keys the oracle takes from the
-    case itself: its preset, ``jokers`` read as ``standard`` (R81)."""
-    name = "standard" if variant.preset == "jokers" else variant.preset
-    return Rules.preset(name, **{k: v for k, v in variant.overrides.items() if k not in PRESET})
+    case itself."""
+    return Rules.preset(variant.preset, **{k: v for k, v in variant.overrides.items() if k not in PRESET})
 
 
 def _knock_limit(rules: Rules, joker_value: int, upcard: str | None) -> int:

@@ -76,8 +76,7 @@ def _showdown_variants():
 def test_showdown_table_S1_to_S9(case, variant):
     """17.9's showdown table scored by the engine: K, F under R22's auto-arrangement (the top of F's range), gin,
     and who scores how much (R28-R33, R47, R73-R79)."""
-    base = "standard" if variant.preset == "jokers" else variant.preset  # R81: jokers is standard with 2 jokers
-    rules = Rules.preset(base, **{**variant.overrides, "jokers": 2})
+    rules = Rules.preset(variant.preset, **{"jokers": 2, **variant.overrides})
     knocker, defender = parse_showdown(case.knocker, case.defender)
     upcard = None if case.upcard is None else max(cards.LARGEST_DECK.joker_ids)
     if case.taken is not None:

@@ -10,7 +10,14 @@ from gin_env.game.rules import PRESETS, Rules
 
 
 def test_every_preset_of_the_issue_exists():
-    assert set(PRESETS) == {"standard", "eaai", "oklahoma", "foony", "seed-000", "openspiel"}
+    assert set(PRESETS) == {"standard", "eaai", "oklahoma", "foony", "seed-000", "openspiel", "jokers"}
+
+
+def test_jokers_preset_is_standard_with_the_decks_two_jokers_R81():
+    jokers = Rules.preset("jokers")
+    assert (jokers.jokers, jokers.joker_value, jokers.joker_min_naturals) == (2, 20, 2)
+    assert jokers.replace(jokers=0, name="standard") == Rules.preset("standard")
+    assert Rules.preset("oklahoma", jokers=2).deck == jokers.deck
 
 
 @pytest.mark.parametrize("name, key, value", [

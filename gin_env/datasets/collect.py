@@ -5,7 +5,6 @@ from __future__ import annotations
 from gin_env import __version__
 from gin_env.datasets.episodes import REWARD_SCALE, Collection, Episode, agent_record, play_episodes
 from gin_env.evaluation import runner
-from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import obs_size
 
 #: Episodes per piece of work sent to a worker: an even split, a live bar, little traffic between processes.
@@ -45,6 +44,6 @@ def metadata(collection: Collection, episodes: list[Episode]) -> dict:
         "episodes": len(episodes),
         "steps": int(sum(e.actions.size for e in episodes)),
         "reward_scale": REWARD_SCALE,
-        "observation_size": obs_size(collection.match_record),
-        "actions": N_ACTIONS,
+        "observation_size": obs_size(collection.match_record, rules=collection.game_rules()),
+        "actions": collection.game_rules().n_actions,
     }

@@ -13,11 +13,10 @@ import numpy as np
 
 from gin_env import files
 from gin_env.datasets.minari_files import dataset_folder, default_root, minari
-from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import obs_size
 from gin_env.game.room import check_room
 from gin_env.game.rules import PLAYER_COUNTS, PRESETS, Rules
-from gin_env.table.checks import check_reward_scale
+from gin_env.table.checks import check_reward_scale, resolve_rules
 from gin_env.text import quoted
 
 #: GinRummy-v0's default ``reward_scale``, for a dataset whose env spec does not give one.
@@ -84,10 +83,11 @@ def env_kwargs(dataset, option: str = "--from-dataset") -> dict:
     space = dataset.observation_space
     if isinstance(space, gym.spaces.Dict) and "observation" in space.spaces:
         space = space["observation"]
-    width = obs_size(carries_record(spec.kwargs))
-    if getattr(space, "shape", None) != (width,) or getattr(dataset.action_space, "n", None) != N_ACTIONS:
+    rules = resolve_rules(spec.kwargs.get("rules", "standard"))
+    width = obs_size(carries_record(spec.kwargs), rules=rules)
+    if getattr(space, "shape", None) != (width,) or getattr(dataset.action_space, "n", None) != rules.n_actions:
         raise ValueError(f"{option}: the dataset's observations are {space}, not GinRummy-v0's ({width},) with "
-                         f"{N_ACTIONS} actions")
+                         f"{rules.n_actions} actions under its rules")
     return dict(spec.kwargs)
 
 

@@ -78,8 +78,11 @@ class GinRummyEnv(AtTable, gym.Env):
     | 3 | BIG_GIN | all 11 cards melded and big gin enabled (R24) |
     | 4 + c | DISCARD(c) | 11 cards held, c not the card just taken from the pile (R16) |
     | 56 + c | KNOCK(c) | as DISCARD, and the other 10 cards have deadwood <= the knock limit (R20); gin at 0 |
+    | 108 | DISCARD(JK) | rules with jokers: a joker held, and no joker taken from the pile this turn (R71, R72) |
+    | 109 | KNOCK(JK) | as DISCARD(JK), and the other 10 cards have deadwood <= the knock limit |
 
-    Card ids: ``c = suit * 13 + rank``, suits S, H, D, C, ranks A..K.
+    Card ids: ``c = suit * 13 + rank``, suits S, H, D, C, ranks A..K. With jokers (``rules.jokers`` > 0, docs/rules.md
+    section 17) the space is ``Discrete(110)``: the lowest joker held moves by the joker actions.
 
     ## Observation Space
 
@@ -89,9 +92,11 @@ class GinRummyEnv(AtTable, gym.Env):
     the dealer flag, stock size, knock limit, own deadwood and the match scores (own first: the hand opponent's with
     three players, the teams' over ``team_target`` with four). It holds only what the learner may know: hidden cards
     and the stock order never change it. A three-player learner sitting a hand out observes zeros. With
-    ``information_state=True``: ``Dict(observation=that Box, history=Box(0, N_TOKENS - 1, (L,), int16))``, the public
-    events of the learner's hand so far, a token each (``gin_env.game.information_state``; docs/belief.md). With
-    ``match_record=True``: 381 entries, the match record appended (``RECORD_OBS_LAYOUT``, ``game.match_record``).
+    ``information_state=True``: ``Dict(observation=that Box, history=Box(0, n_tokens(rules) - 1, (L,), int16))``,
+    the public events of the learner's hand so far, a token each (``gin_env.game.information_state``; docs/belief.md).
+    With ``match_record=True``: 381 entries, the match record appended (``RECORD_OBS_LAYOUT``, ``game.match_record``).
+    With jokers, R72's seven joker counts follow (``obs_layout(rules)``: 382 entries, 388 with the match record), and
+    no entry or token names a joker by id.
 
     ## Starting State
 

@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from gin_env.game import cards, engine
-from gin_env.game.actions import N_ACTIONS
+from gin_env.game.actions import MAX_ACTIONS, N_ACTIONS
 from gin_env.game.cards import NO_CARD
 from gin_env.game.hand_rules.taken_card import kept_card
 from gin_env.game.match_record import EMPTY_RECORD, RECORD_SIZE, encode_record, seen_by
@@ -182,8 +182,10 @@ def obs_bounds(match_record: bool = False, privileged: bool = False, rules: Rule
 #: The bounds of the standard observation (``OBS_SIZE`` entries), for its observation space.
 OBS_LOW, OBS_HIGH = obs_bounds()
 
-_NO_ACTIONS = np.zeros(N_ACTIONS, dtype=bool)
-_NO_ACTIONS.flags.writeable = False
+#: The legal mask of a view with no decision, by the number of actions (108, 110 with jokers): read-only, shared.
+_NO_ACTIONS = {n: np.zeros(n, dtype=bool) for n in (N_ACTIONS, MAX_ACTIONS)}
+for _mask in _NO_ACTIONS.values():
+    _mask.flags.writeable = False
 
 
 class PlayerView(NamedTuple):
@@ -282,7 +284,7 @@ def view(state: engine.HandState, player: int, scores: tuple[int, int] = (0, 0),
         engine.stock_size(state), state.knock_limit, own_deadwood(state, player),
         state.taken if player == state.current else engine.NO_CARD, player == state.dealer, upcard,
         (scores[player], scores[opponent]), state.rules.target,
-        engine.legal_mask(state) if to_act else _NO_ACTIONS, seen_by(record, player))
+        engine.legal_mask(state) if to_act else _NO_ACTIONS[state.rules.n_actions], seen_by(record, player))
     return _jokers_named_by_count(v, state) if state.rules.jokers else v
 
 

@@ -249,4 +249,7 @@ PRESETS: dict[str, Rules] = {
                                    discard_taken_card=True, wall_upcard_knock=True, target=None, game_bonus=0,
                                    box_bonus=0, shutout="none", dealer_rotation="alternate",
                                    first_dealer="P2", max_upcard_draws=50, repeat_discard_ends=True),
+    # R81: standard with the deck's two jokers at their default value and meld minimum.
+    "jokers": _STANDARD.replace(name="jokers", jokers=2, joker_value=STANDARD_DECK.joker_value,
+                                joker_min_naturals=JOKER_MIN_NATURALS[-1]),
 }

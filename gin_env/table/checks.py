@@ -11,7 +11,6 @@ import operator
 import numpy as np
 
 from gin_env.game import actions, engine, rule_options
-from gin_env.game.actions import N_ACTIONS
 from gin_env.game.observation import PlayerView
 from gin_env.game.rules import Rules
 
@@ -154,8 +153,9 @@ def agent_action(agent, action, role: str = "agent") -> int:
 
 
 def is_legal(action: int, legal_mask: np.ndarray) -> bool:
-    """An action id in range and legal in ``legal_mask`` (a view's, or the engine's)."""
-    return 0 <= action < N_ACTIONS and bool(legal_mask[action])
+    """An action id in range (of the rules' actions: the mask's size) and legal in ``legal_mask`` (a view's, or the
+    engine's)."""
+    return 0 <= action < legal_mask.size and bool(legal_mask[action])
 
 
 def legal_text(v: PlayerView) -> str:
@@ -167,8 +167,8 @@ def legal_text(v: PlayerView) -> str:
 def illegal_action_message(action, v: PlayerView) -> str:
     """The message of an illegal ``action`` (an integer, in range or not) of the player who sees ``v``: the action,
     the phase and the legal actions, in every format."""
-    a = action_id(action)
-    shown = actions.name(a) if 0 <= a < N_ACTIONS else f"{action!r} (not an action id 0..{N_ACTIONS - 1})"
+    a, n_actions = action_id(action), v.rules.n_actions
+    shown = actions.name(a) if 0 <= a < n_actions else f"{action!r} (not an action id 0..{n_actions - 1})"
     return f"illegal action {shown}: {legal_text(v)}"
 
 
