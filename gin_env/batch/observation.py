@@ -16,7 +16,7 @@ from gin_env.game import cards, solver
 from gin_env.game.cards import card_bits
 from gin_env.game.engine import DISCARD, OVER
 from gin_env.game.match_record import EMPTY_RECORD, RECORD_SIZE, encode_record
-from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE, PlayerView, jokers_by_count, obs_layout, view
+from gin_env.game.observation import OBS_SIZE, RECORD_OBS_SIZE, PlayerView, encoding_spans, jokers_by_count, view
 
 _NATURALS = np.uint64(cards.FULL_DECK)
 _JOKER_SHIFT = np.uint64(cards.N_CARDS)
@@ -225,12 +225,10 @@ def encode_batch(v: BatchView, out: np.ndarray | None = None, match_record: bool
     a new one. One compiled pass over the games (``encode_kernel``)."""
     b = v._batch()
     k = v.player.size
-    layout = obs_layout(v.rules, match_record=match_record)
-    size = max(span.stop for span in layout.values())
+    size, jokers_at = encoding_spans(v.rules.deck, bool(match_record))
     if out is None:
         out = np.empty((k, size), dtype=np.float32)
     scores = v.scores if v._scores is not None else _NO_SCORES
-    jokers_at = layout["jokers"].start if "jokers" in layout else 0
     encode_rows(v._games, v.player, scores, v.rules.target or 0, b.rule_values, jokers_at, b.numbers, b.card_masks,
                 b.player_masks, out)
     if match_record:

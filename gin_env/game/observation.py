@@ -29,13 +29,12 @@ A card plane uses the card ids of ``cards.py`` (``suit * 13 + rank``), so ``plan
 rank grid. ``encode(view, match_record=True)`` appends the view's match record (``match_record``), 6 more entries
 laid out by ``RECORD_OBS_LAYOUT``: what the envs give with ``match_record=True``.
 
-With jokers (R62, R72) the planes hold the natural cards and ``jokers`` follows everything above: the seven counts
-of ``JOKER_COUNTS``, each over the deck's jokers, so the standard layout is a prefix of every layout. Which joker is
-which is never information: a view names the jokers of each place by count, the lowest ids to its own hand, then the
-top discard, the rest of the pile, the opponent's known cards and the unseen ones (``jokers_by_count``); its records
-of the opponent's discards and declined cards hold the lowest ids, one per joker seen. The stock entry can then pass
-1 (a stock of 33 over 31), and so can the deadwood entry (two jokers and eight tens, 120 over 100): the scales stay
-the standard deck's, so an entry means the same in every game, and ``obs_bounds`` gives each deck its bounds.
+With jokers (R62, R72) the planes hold the natural cards and ``jokers`` follows everything above: the counts of
+``JOKER_COUNTS`` over the deck's jokers, so the standard layout is a prefix of every layout. Which joker is which is
+never information: a view names the jokers of each place by count, the lowest ids first (``jokers_by_count``), and
+its records of the opponent's discards and declined cards hold the lowest ids, one per joker seen. The scales stay
+the standard deck's, so an entry means the same in every game: the stock entry can reach 33 / 31 and the deadwood
+entry 120 / 100 (``obs_bounds``).
 """
 
 from __future__ import annotations
@@ -111,6 +110,13 @@ def _layout(deck: cards.Deck, match_record: bool, privileged: bool) -> tuple[tup
     if privileged:
         sizes += [(name, deck.n_naturals) for name in PRIVILEGED_PLANES]
     return tuple(consecutive(sizes).items())
+
+
+@functools.lru_cache(maxsize=64)
+def encoding_spans(deck: cards.Deck, match_record: bool) -> tuple[int, int]:
+    """The entries of a view's encoding under ``deck`` and where its joker counts start (0 without jokers)."""
+    layout = dict(_layout(deck, match_record, False))
+    return max(span.stop for span in layout.values()), layout["jokers"].start if "jokers" in layout else 0
 
 
 OBS_LAYOUT: dict[str, slice] = obs_layout()
@@ -318,18 +324,17 @@ def _jokers_named_by_count(v: PlayerView, state: engine.HandState) -> PlayerView
 
 
 def encode(v: PlayerView, match_record: bool = False) -> np.ndarray:
-    """The flat float32 encoding of a view, as ``obs_layout`` lays it out for the view's rules: ``(OBS_SIZE,)``
-    (``OBS_LAYOUT``) under the standard deck; with ``match_record`` the view's match record follows the scalars
-    (``RECORD_OBS_LAYOUT``); with jokers, their counts last (``JOKER_COUNTS``)."""
+    """The flat float32 encoding of a view as ``obs_layout`` lays it out for its rules (``OBS_LAYOUT`` for the
+    standard deck), the match record after the scalars with ``match_record``, and the joker counts last."""
     deck = v.rules.deck
-    layout = _layout(deck, bool(match_record), False)
-    out = np.empty(layout[-1][1].stop, dtype=np.float32)
+    size, jokers_at = encoding_spans(deck, bool(match_record))
+    out = np.empty(size, dtype=np.float32)
     top = 1 << v.top_discard if v.top_discard != engine.NO_CARD else 0
     target = v.target
     own, opp = (min(v.scores[0] / target, 1.0), min(v.scores[1] / target, 1.0)) if target else (0.0, 0.0)
     _encode_view(out, v.hand, top, v.pile_rest, v.opponent_known, v.opponent_discards, v.opponent_declined,
-                 v.unseen, v.phase, v.is_dealer, v.stock_size, v.knock_limit, v.deadwood, own, opp,
-                 layout[-1][1].start if deck.n_jokers else 0, deck.n_jokers)
+                 v.unseen, v.phase, v.is_dealer, v.stock_size, v.knock_limit, v.deadwood, own, opp, jokers_at,
+                 deck.n_jokers)
     if match_record:
         out[OBS_SIZE:RECORD_OBS_SIZE] = encode_record(v.record)
     return out

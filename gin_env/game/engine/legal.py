@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from gin_env.game import actions
-from gin_env.game.actions import DISCARD_BASE, MAX_ACTIONS
+from gin_env.game.actions import DISCARD_BASE, MAX_ACTIONS, N_ACTIONS
 from gin_env.game.engine.state import DISCARD, PHASE_NAMES, WALL, HandState, IllegalActionError, stock_size
 from gin_env.game.hand_rules import phases, turn
 from gin_env.game.hand_rules.knock import big_gin_legal
@@ -44,12 +44,13 @@ def legal_mask(state: HandState) -> np.ndarray:
         phase, turn.can_draw_stock(state.rules.turn_values, stock_size(state)),
         bool(state.pile) and not state.both_passed, phase == WALL and wall_take_can_end(state), False,
         state.must_knock)
-    return _NO_CARD_MASKS[no_card][:state.rules.n_actions].copy()
+    return _NO_CARD_MASKS[state.rules.n_actions][no_card].copy()
 
 
-#: The mask of each set of the actions that name no card, by its bits (built with numpy: nothing compiles at import).
-_NO_CARD_MASKS = tuple(np.isin(np.arange(MAX_ACTIONS), [a for a in range(DISCARD_BASE) if bits >> a & 1])
-                       for bits in range(1 << DISCARD_BASE))
+#: By the number of actions (108, 110 with jokers), the mask of each set of the actions that name no card, by its
+#: bits (built with numpy: nothing compiles at import).
+_NO_CARD_MASKS = {n: tuple(np.isin(np.arange(n), [a for a in range(DISCARD_BASE) if bits >> a & 1])
+                           for bits in range(1 << DISCARD_BASE)) for n in (N_ACTIONS, MAX_ACTIONS)}
 
 
 @njit(cache=True)
