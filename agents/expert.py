@@ -37,13 +37,14 @@ Version history:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from gin_env.batch.observation import BatchView
 from gin_env.game import actions, cards, engine, meld_partners, solver
-from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DISCARD_JOKER, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from gin_env.game.actions import BIG_GIN, DISCARD_JOKER, DRAW_STOCK, PASS, TAKE_DISCARD
 from gin_env.game.hand_rules.taken_card import blocks, kept_card
 from gin_env.game.observation import PlayerView
 from gin_env.game.rules import Rules
@@ -137,8 +138,7 @@ class ExpertAgent:
         if not options:
             return None
         dw, _, negative_card = min(options)
-        mask = view.legal_mask
-        forced = not (mask[DISCARD_BASE:KNOCK_BASE].any() or view.rules.jokers and mask[DISCARD_JOKER])
+        forced = not actions.discard_legal(view.legal_mask)
         if forced or dw == 0 or dw <= self.knock_threshold(view):
             return actions.knock(-negative_card)
         return None
@@ -236,19 +236,23 @@ _JOKER_PAIRS = tuple((x, y) for x in range(cards.N_CARDS) for y in cards.to_ids(
 
 def _feed_pairs(c: int, rules: Rules) -> tuple[tuple[int, int], ...]:
     """The pairs of cards that make a 3-card meld with ``c`` (R4, R5, R65): without jokers in the deck
-    ``meld_partners.PAIRS``; with them a natural also melds with any joker and one of its neighbours (and with both
-    jokers when a meld may hold one natural), and a joker with any pair of :data:`_JOKER_PAIRS` (or with the other
-    joker and any natural)."""
-    jokers = cards.to_ids(rules.deck.joker_mask)
-    one_natural = rules.joker_min_naturals == 1
+    ``meld_partners.PAIRS``, with them :func:`_pairs_with_jokers`."""
+    if not rules.jokers:
+        return meld_partners.PAIRS[c]
+    return _pairs_with_jokers(c, rules.jokers, rules.joker_min_naturals == 1)
+
+
+@functools.cache
+def _pairs_with_jokers(c: int, n_jokers: int, one_natural: bool) -> tuple[tuple[int, int], ...]:
+    """:func:`_feed_pairs` in a deck of ``n_jokers`` jokers, worked out once per card: a natural also melds with any
+    joker and one of its neighbours (and with both jokers when a meld may hold one natural, ``one_natural``), and a
+    joker with any pair of :data:`_JOKER_PAIRS` (or with the other joker and any natural)."""
+    jokers = cards.LARGEST_DECK.joker_ids[:n_jokers]
     if c >= cards.N_CARDS:
         others = [j for j in jokers if j != c] if one_natural else []
         return _JOKER_PAIRS + tuple((x, j) for j in others for x in range(cards.N_CARDS))
-    pairs = meld_partners.PAIRS[c]
-    if jokers:
-        pairs += tuple((x, j) for j in jokers for x in cards.to_ids(meld_partners.NEIGHBOURS[c]))
-        pairs += (tuple(jokers),) if one_natural and len(jokers) > 1 else ()
-    return pairs
+    pairs = meld_partners.PAIRS[c] + tuple((x, j) for j in jokers for x in cards.to_ids(meld_partners.NEIGHBOURS[c]))
+    return pairs + ((tuple(jokers),) if one_natural and len(jokers) > 1 else ())
 
 
 def _feeds(c: int, holds: list[float], rules: Rules) -> float:

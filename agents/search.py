@@ -75,8 +75,8 @@ import numpy as np
 from gin_env.batch.hand_batch import HandBatch
 from gin_env.belief import NetworkModel, OpponentModel, sample_batch
 from gin_env.belief.network import SHIPPED as BELIEF_NETWORKS
-from gin_env.game import actions, cards, solver
-from gin_env.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, PASS, TAKE_DISCARD
+from gin_env.game import actions, solver
+from gin_env.game.actions import BIG_GIN, DRAW_STOCK, PASS, TAKE_DISCARD
 from gin_env.game.engine import DISCARD, DRAW, OFFER
 from gin_env.game.match_record import knocker_opponent
 from gin_env.game.observation import PlayerView, encode
@@ -293,8 +293,7 @@ class SearchAgent:
         discards."""
         guide = self._guide(view)
         if isinstance(guide, ExpertAgent):
-            if not view.legal_mask[DISCARD_BASE:DISCARD_BASE + cards.N_CARDS].any() and not (
-                    view.rules.jokers and view.legal_mask[actions.DISCARD_JOKER]):
+            if not actions.discard_legal(view.legal_mask):
                 return []
             return [actions.discard(c) for c in guide.discard_ranking(view)]
         logits = self._guide_logits(view)

@@ -63,6 +63,12 @@ def is_knock(action: int) -> bool:
     return KNOCK_BASE <= action < N_ACTIONS or action == KNOCK_JOKER
 
 
+def discard_legal(mask) -> bool:
+    """Whether a legal-action ``mask`` allows some discard: a natural card's, or with jokers (a mask of more than
+    ``N_ACTIONS``) a joker's. False when a knock must end the turn (R38)."""
+    return bool(mask[DISCARD_BASE:KNOCK_BASE].any() or (len(mask) > DISCARD_JOKER and mask[DISCARD_JOKER]))
+
+
 def action_card(action: int, hand: int = 0) -> int:
     """The card of a DISCARD or KNOCK action; for a joker action the lowest-id joker of ``hand`` (a card mask,
     R72). ``ValueError`` for other actions, or a joker action with no joker in ``hand``."""
