@@ -13,9 +13,10 @@ import numpy as np
 
 from gin_env import files
 from gin_env.datasets.minari_files import dataset_folder, default_root, minari
+from gin_env.game import rule_options
 from gin_env.game.observation import obs_size
 from gin_env.game.room import check_room
-from gin_env.game.rules import PLAYER_COUNTS, PRESETS, Rules
+from gin_env.game.rules import PLAYER_COUNTS, PRESETS
 from gin_env.table.checks import check_reward_scale, resolve_rules
 from gin_env.text import quoted
 
@@ -129,14 +130,10 @@ def _check_spec_game(kwargs: dict, refuse) -> None:
             check_room(kwargs["room"])
         except (TypeError, ValueError) as err:
             raise refuse("room", f"a room of R58 ({err})") from None
-    rules = kwargs.get("rules", "standard")
-    if isinstance(rules, dict):
-        try:
-            Rules(**rules)
-        except (TypeError, ValueError) as err:
-            raise refuse("rules", f"an object of rules keys ({err})") from None
-    elif not isinstance(rules, str) or rules not in PRESETS:
-        raise refuse("rules", f"a preset ({', '.join(PRESETS)}) or an object of rules keys")
+    try:
+        rule_options.from_data(kwargs.get("rules", rule_options.DEFAULT_PRESET))
+    except (TypeError, ValueError) as err:
+        raise refuse("rules", f"a preset ({', '.join(PRESETS)}) or an object of rules keys ({err})") from None
 
 
 def carries_record(kwargs: dict) -> bool:
