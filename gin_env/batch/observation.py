@@ -153,7 +153,7 @@ class BatchView:
 
     @_computed_once
     def taken(self) -> np.ndarray:
-        # A joker taken is the lowest of the hand's, as jokers are named (R72).
+        # A joker taken is named as cards.public_id names it: the first joker, the lowest of the hand (R72).
         return np.minimum(np.where(self.to_act, self._batch().taken.take(self._games), NO_CARD), cards.N_CARDS)
 
     @_computed_once

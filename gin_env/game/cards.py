@@ -194,6 +194,12 @@ def card(text: str) -> int:
     return SUITS.index(s) * N_RANKS + RANKS.index(r)
 
 
+def public_id(card_id: int) -> int:
+    """A card as a public record names it (R72: which joker is which is never information): a natural card by its
+    id, any joker as the first joker's, ``NO_CARD`` as itself."""
+    return min(card_id, N_CARDS)
+
+
 def card_str(card_id: int) -> str:
     """String of a card id, e.g. ``9 -> "TS"``, ``52 -> "JK"``."""
     return LARGEST_DECK.card_str(card_id)

@@ -319,8 +319,7 @@ def _jokers_named_by_count(v: PlayerView, state: engine.HandState) -> PlayerView
     return v._replace(
         hand=v.hand & naturals | hand, top_discard=top.bit_length() - 1 if on_top else v.top_discard,
         pile_rest=v.pile_rest & naturals | pile_rest, opponent_known=v.opponent_known & naturals | opponent_known,
-        unseen=v.unseen | unseen, taken=min(v.taken, cards.N_CARDS) if v.taken != engine.NO_CARD else v.taken,
-        initial_upcard=min(v.initial_upcard, cards.N_CARDS))
+        unseen=v.unseen | unseen, taken=cards.public_id(v.taken), initial_upcard=cards.public_id(v.initial_upcard))
 
 
 def encode(v: PlayerView, match_record: bool = False) -> np.ndarray:

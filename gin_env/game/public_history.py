@@ -122,24 +122,19 @@ def public_event(state: HandState, action: int, viewer: int) -> Event:
     if action == actions.PASS:
         return Pass(p)
     if action == actions.TAKE_DISCARD:
-        return Take(p, _public(state.pile[-1]))
+        return Take(p, cards.public_id(state.pile[-1]))
     if action == actions.DRAW_STOCK:
-        return Draw(p, _public(state.deck[state.stock_top]) if p == viewer else None)
+        return Draw(p, cards.public_id(state.deck[state.stock_top]) if p == viewer else None)
     if action == actions.BIG_GIN:
         return BigGin(p)
-    card = _public(actions.action_card(action, state.hands[p]))
+    card = cards.public_id(actions.action_card(action, state.hands[p]))
     return Knock(p, card) if actions.is_knock(action) else Discard(p, card)
 
 
 def deal_events(state: HandState) -> tuple[Event, ...]:
     """The public events of the deal of ``state``: its upcard, if it has one (R12); a joker as ``cards.N_CARDS``
     (R72)."""
-    return () if state.initial_upcard == cards.NO_CARD else (Upcard(_public(state.initial_upcard)),)
-
-
-def _public(card: int) -> int:
-    """``card`` as a public record names it: a natural card by its id, any joker as the first joker's (R72)."""
-    return min(card, cards.N_CARDS)
+    return () if state.initial_upcard == cards.NO_CARD else (Upcard(cards.public_id(state.initial_upcard)),)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -196,7 +191,7 @@ def _card_id(rules: Rules, value) -> int:
     c = operator.index(value)
     if not 0 <= c < rules.deck.n_cards:
         raise ValueError(f"card id {c} out of range 0..{rules.deck.n_cards - 1}")
-    return _public(c)
+    return cards.public_id(c)
 
 
 def _unheld(rules: Rules, held: int, card: int) -> int:
@@ -299,7 +294,7 @@ def _action_of(state: HandState, viewer: int, event) -> tuple[int, int]:
         return actions.DRAW_STOCK, _card_id(state.rules, event.card)
     card = _card_id(state.rules, event.card)
     if isinstance(event, Take):
-        if not state.pile or _public(state.pile[-1]) != card:
+        if not state.pile or cards.public_id(state.pile[-1]) != card:
             top = cards.card_str(state.pile[-1]) if state.pile else "none, the pile is empty"
             raise ValueError(f"{cards.card_str(card)} is not the top of the pile (top: {top})")
         return actions.TAKE_DISCARD, state.pile[-1]
