@@ -20,6 +20,7 @@ agent's play changes (docs/agents.md gives each version's strength):
 * ``ppo-v5``: the MaskablePPO policy shipped with the package (trained by ``train.py``, the fifth network shipped
   under this name), its actor run in numpy (``agents.numpy_policy``), so a core install without torch plays it;
 * ``ppo-expert-v1``: the same network fine-tuned mostly against the expert, in numpy: the search's default guide;
+* ``ppo-jokers-v1``: ``ppo-v5`` fine-tuned under the ``jokers`` preset, in numpy: the search's guide there;
 * ``exit-v1``: generation 1 of expert iteration (``experiments/iterate.py``) from ``ppo-expert-v1``, in numpy;
 * ``switch-v1``: ``ppo-v5`` against an opponent the match record shows knocking early, ``exit-v1`` otherwise
   (``agents.switch``);
@@ -76,6 +77,7 @@ VERSIONS = {
     "ppo-v5": "gin_env.agents.numpy_policy:shipped",
     "ppo-expert-v1": "gin_env.agents.numpy_policy:shipped_expert_tuned",
     "exit-v1": "gin_env.agents.numpy_policy:shipped_exit",
+    "ppo-jokers-v1": "gin_env.agents.numpy_policy:shipped_jokers",
     "switch-v1": "gin_env.agents.switch:SwitchAgent",
     "knocker-v1": "gin_env.agents.styles:knocker",
     "early-knocker-v1": "gin_env.agents.styles:early_knocker",
@@ -115,7 +117,7 @@ def search_guided_by_expert():
     decision, and the best mean wins."""
     from gin_env.agents.search import SearchAgent
 
-    return SearchAgent(guide="expert", samples=192, discards=1, margin=0, trust=None)
+    return SearchAgent(guide="expert", samples=192, discards=1, margin=0, trust=None, jokers_guide="expert")
 
 
 class CallableAgent:

@@ -3,8 +3,9 @@ torch.
 
 :class:`NumpyPolicyAgent` computes the same action logits as a MaskablePPO model's actor (``agents/networks.py``:
 ``CardFeatures`` and ``CardActionHead``), from weights stored in a ``.npz`` file, so a core install plays the learned
-policies: ``agents.load("ppo")`` and the search agent's rollouts. Three ship (:data:`SHIPPED`): the shipped model's
-actor (``ppo``), ``ppo-expert``, the search's default guide, and ``exit``, a generation of expert iteration. The
+policies: ``agents.load("ppo")`` and the search agent's rollouts. Four ship (:data:`SHIPPED`): the shipped model's
+actor (``ppo``), ``ppo-expert``, the search's default guide, ``exit``, a generation of expert iteration, and
+``ppo-jokers``, which plays games with jokers (the search's guide there). The
 arrays keep the torch names and shapes of the actor's parameters; :func:`save_weights` writes them from a model file
 (``gin-env export --numpy``), a test holds the shipped ``ppo`` weights to the shipped ``.zip``, and another that both
 pick the same actions. A weights file is checked whole from its array headers (:func:`check_shapes`) before any
@@ -39,8 +40,14 @@ EXPERT_TUNED_WEIGHTS = os.path.join(_MODELS, "ppo_expert_policy.npz")
 #: Generation 1 of expert iteration (docs/iteration.md): ``ppo-expert`` after cloning its search's play and 3 M more
 #: PPO steps.
 EXIT_WEIGHTS = os.path.join(_MODELS, "exit_v1_policy.npz")
+#: ``ppo-v5`` widened to the jokers preset's observation and actions and fine-tuned under it (docs/training.md,
+#: "Jokers"): ``ppo-jokers``, the search's guide under jokers.
+JOKERS_WEIGHTS = os.path.join(_MODELS, "ppo_jokers_policy.npz")
+#: The shipped networks that play games with jokers (docs/rules.md section 17), and only those.
+JOKERS_NETWORKS = ("ppo-jokers",)
 #: The shipped weights by the search agent's guide names.
-SHIPPED = {"ppo": SHIPPED_WEIGHTS, "ppo-expert": EXPERT_TUNED_WEIGHTS, "exit": EXIT_WEIGHTS}
+SHIPPED = {"ppo": SHIPPED_WEIGHTS, "ppo-expert": EXPERT_TUNED_WEIGHTS, "exit": EXIT_WEIGHTS,
+           "ppo-jokers": JOKERS_WEIGHTS}
 #: The shipped networks of ``switch-v1`` (``agents.switch``) by their part, the defaults of its parameters; also the
 #: search's ``guide="switch"``.
 SWITCH_NETWORKS = {"racer": "exit", "waiter": "ppo"}
@@ -268,8 +275,8 @@ def save_weights(model_path: str, target: str) -> None:
 
 
 def shipped(name: str = "ppo") -> NumpyPolicyAgent:
-    """A shipped actor by its name in :data:`SHIPPED`: "ppo", the shipped model's (``agents.load("ppo")``, the search
-    agent's ``guide="ppo"``), or "ppo-expert", the one fine-tuned against the expert."""
+    """A shipped actor by its name in :data:`SHIPPED` ("ppo", the shipped model's: ``agents.load("ppo")``, the
+    search agent's ``guide="ppo"``)."""
     if name not in SHIPPED:
         raise ValueError(f"no shipped policy weights named {name!r}; there are {', '.join(SHIPPED)}")
     path = SHIPPED[name]
@@ -281,6 +288,12 @@ def shipped(name: str = "ppo") -> NumpyPolicyAgent:
 def shipped_exit() -> NumpyPolicyAgent:
     """Generation 1 of expert iteration (``agents.load("exit")``, docs/iteration.md)."""
     return shipped("exit")
+
+
+def shipped_jokers() -> NumpyPolicyAgent:
+    """``ppo-v5`` fine-tuned under the jokers preset (``agents.load("ppo-jokers")``), the search's guide there; it
+    reads the observation of games with jokers only."""
+    return shipped("ppo-jokers")
 
 
 def shipped_expert_tuned() -> NumpyPolicyAgent:

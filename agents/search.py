@@ -92,7 +92,10 @@ _NO_CHANCE = np.random.default_rng(0)
 
 #: The guides by name: the expert, a shipped network (``numpy_policy.SHIPPED``) or the switch's pair of networks; a
 #: path to a ``.npz`` of policy weights is a guide too.
-GUIDES = ("expert", *numpy_policy.SHIPPED, "switch")
+GUIDES = ("expert", *(name for name in numpy_policy.SHIPPED if name not in numpy_policy.JOKERS_NETWORKS), "switch")
+#: The guides by name under rules with jokers: the expert or a shipped network of games with jokers; a path to a
+#: ``.npz`` of such a network's weights is one too.
+JOKERS_GUIDES = ("expert", *numpy_policy.JOKERS_NETWORKS)
 #: Share of the hand points in the value of a hand in a game to the target (the rest: the game-win chance).
 POINTS_WEIGHT = 0.2
 #: Parameters that only studies set, each with where it lives: ``search[KEY=VALUE]`` with one of them is refused
@@ -140,8 +143,9 @@ class SearchParams:
     #: the legal actions (None: always search). The expert gives no probabilities, so it does not apply to it.
     trust: float | None = 0.9
     #: The guide under rules with jokers (docs/rules.md section 17), whose observation and actions the standard
-    #: game's networks do not read: "expert", or a path to the weights of a network trained with jokers.
-    jokers_guide: str = "expert"
+    #: game's networks do not read: "ppo-jokers" (the shipped network of that game), "expert" (simple plays the
+    #: rollouts), or a path to the weights of a network trained with jokers.
+    jokers_guide: str = "ppo-jokers"
 
     def __post_init__(self) -> None:
         if not isinstance(self.guide, str):
@@ -149,10 +153,10 @@ class SearchParams:
         if not (self.guide in GUIDES or self.guide.endswith(".npz")):
             raise ValueError(f"search parameter 'guide' must be one of {', '.join(GUIDES)} or a path to policy "
                              f"weights (.npz), got {self.guide!r}")
-        if not isinstance(self.jokers_guide, str) or not (self.jokers_guide == "expert"
+        if not isinstance(self.jokers_guide, str) or not (self.jokers_guide in JOKERS_GUIDES
                                                          or self.jokers_guide.endswith(".npz")):
-            raise ValueError(f"search parameter 'jokers_guide' must be expert or a path to policy weights of a game "
-                             f"with jokers (.npz), got {self.jokers_guide!r}")
+            raise ValueError(f"search parameter 'jokers_guide' must be one of {', '.join(JOKERS_GUIDES)} or a path to "
+                             f"policy weights of a game with jokers (.npz), got {self.jokers_guide!r}")
         check_number("search", "samples", self.samples, integer=True, low=1, high=MAX_SAMPLES)
         check_number("search", "round_samples", self.round_samples, integer=True, low=1, high=BATCH_SAMPLES)
         check_number("search", "discards", self.discards, integer=True, low=1)

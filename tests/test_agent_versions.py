@@ -11,7 +11,7 @@ from gin_env.agents.numpy_policy import SHIPPED, NumpyPolicyAgent
 from gin_env.agents.search import SearchAgent
 
 NEWEST = {"random": "random-v1", "simple": "simple-v1", "expert": "expert-v2", "search": "search-v2",
-          "ppo": "ppo-v5", "ppo-expert": "ppo-expert-v1", "knocker": "knocker-v1",
+          "ppo": "ppo-v5", "ppo-expert": "ppo-expert-v1", "ppo-jokers": "ppo-jokers-v1", "knocker": "knocker-v1",
           "early-knocker": "early-knocker-v1", "gin-hunter": "gin-hunter-v1", "undercutter": "undercutter-v1",
           "exit": "exit-v1", "switch": "switch-v1"}
 
@@ -43,6 +43,8 @@ def test_the_older_versions_play_as_documented():
     assert isinstance(search_v1, SearchAgent)
     assert (search_v1.params.guide, search_v1.params.samples, search_v1.params.trust) == ("expert", 192, None)
     assert agents.load("search-v2").params.guide == "ppo-expert"
+    assert agents.load("search-v1").params.jokers_guide == "expert"
+    assert agents.load("search-v2").params.jokers_guide == "ppo-jokers"
     ppo = agents.load("ppo-v5")
     assert isinstance(ppo, NumpyPolicyAgent) and ppo.path == SHIPPED["ppo"]
 
@@ -63,6 +65,6 @@ def test_an_unknown_version_is_refused_with_the_known_names(name, versions):
 
 def test_a_name_that_is_no_agent_lists_the_known_names_without_versions_of_its_own():
     with pytest.raises(ValueError, match=r"^unknown agent 'grandmaster-v1'; known agents: early-knocker, exit, expert, "
-                                         r"gin-hunter, knocker, ppo, ppo-expert, random, search, simple, "
+                                         r"gin-hunter, knocker, ppo, ppo-expert, ppo-jokers, random, search, simple, "
                                          r"switch, undercutter .*search-v2.*module:attr"):
         agents.load("grandmaster-v1")

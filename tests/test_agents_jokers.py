@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from gin_env import agents
+from gin_env.agents import numpy_policy
 from gin_env.agents.expert import ExpertAgent
 from gin_env.agents.simple import _melds_with_jokers
 from gin_env.envs.gin_rummy import GinRummyEnv
@@ -97,11 +98,29 @@ def test_a_network_agent_refuses_a_jokers_game_in_one_line_naming_both_sizes_r72
         GinRummyEnv(rules="jokers", opponent="ppo").reset(seed=0)
 
 
-def test_the_search_plays_jokers_guided_by_its_jokers_guide_and_the_heuristic_worlds_r72():
-    """Under jokers the search is guided by ``jokers_guide`` (the expert by default; the standard game's networks
-    do not read the jokers' observation) and searches its candidates, joker actions among them, over worlds that the
-    heuristic opponent model draws; a belief network, which reads 52-card views, is refused in one line."""
-    search = agents.load("search[samples=8]")
+def test_the_shipped_jokers_network_plays_jokers_and_refuses_the_standard_game_r72():
+    """``ppo-jokers`` plays whole jokers hands to their end (the engine raises on an illegal action); the standard
+    game is refused in one line naming both sizes."""
+    network = agents.load("ppo-jokers")
+    assert network.name == "ppo-jokers-v1"
+    for hand in range(6):
+        seats = [network, agents.load("simple")] if hand % 2 == 0 else [agents.load("simple"), network]
+        rngs = [duel.agent_rng(3, 0, hand, s) for s in (0, 1)]
+        state = engine.new_hand(JOKERS, duel.deal_rng(3, hand, 0), dealer=hand % 2)
+        assert duel.play_hand(state, seats, rngs).outcome is not None
+    standard = observation.view(engine.new_hand(Rules(), np.random.default_rng(0)), 0)
+    with pytest.raises(ValueError) as refused:
+        network.act(standard, np.random.default_rng(0))
+    assert "\n" not in str(refused.value) and str(observation.obs_size()) in str(refused.value)
+
+
+@pytest.mark.parametrize("guide", ["ppo-jokers", "expert"])
+def test_the_search_plays_jokers_guided_by_its_jokers_guide_and_the_heuristic_worlds_r72(guide):
+    """Under jokers the search is guided by ``jokers_guide`` (the shipped ``ppo-jokers`` network by default, or the
+    expert; the standard game's networks do not read the jokers' observation) and searches its candidates, joker
+    actions among them, over worlds that the heuristic opponent model draws; a belief network, which reads 52-card
+    views, is refused in one line."""
+    search = agents.load(f"search[samples=8,jokers_guide={guide}]")
     searched, chosen = [], set()
 
     def note(state, action):
@@ -118,7 +137,11 @@ def test_the_search_plays_jokers_guided_by_its_jokers_guide_and_the_heuristic_wo
         state = engine.new_hand(JOKERS, duel.deal_rng(5, hand, 0), dealer=hand % 2)
         duel.play_hand(state, seats, rngs, observer=note)
     assert searched, "the search never searched a jokers hand"
-    assert isinstance(search._guide(observation.view(state, 0)), ExpertAgent)
+    jokers_guide = search._guide(observation.view(state, 0))
+    if guide == "expert":
+        assert isinstance(jokers_guide, ExpertAgent)
+    else:
+        assert jokers_guide.path == numpy_policy.SHIPPED[guide] and agents.load("search").params.jokers_guide == guide
     believer = agents.load("search[samples=8,belief=belief-v1]")
     state = engine.new_hand(JOKERS, np.random.default_rng(1))
     for action in (actions.PASS, actions.PASS, actions.DRAW_STOCK):

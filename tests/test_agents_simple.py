@@ -184,8 +184,8 @@ def test_load_builtin_agents():
     assert isinstance(agents.load("random"), RandomAgent)
     assert isinstance(agents.load("simple"), SimpleAgent)
     assert isinstance(agents.load("simple"), agents.Agent)
-    assert agents.names() == ["early-knocker", "exit", "expert", "gin-hunter", "knocker", "ppo", "ppo-expert", "random",
-                              "search", "simple", "switch", "undercutter"]
+    assert agents.names() == ["early-knocker", "exit", "expert", "gin-hunter", "knocker", "ppo", "ppo-expert",
+                              "ppo-jokers", "random", "search", "simple", "switch", "undercutter"]
 
 
 def test_load_unknown_names_fail_clearly():
