@@ -7,6 +7,7 @@
     gin-env train-belief --out FILE [options]    a belief network fitted to played games' hidden cards
     gin-env play [options]                       a game against an agent in the terminal (gin_env.ui.play)
     gin-env replay FILE [--step]                 step through a saved hand (gin_env.ui.viewer)
+    gin-env serve [options]                      the web app: play, watch agents, replays (gin_env.web.serve)
 
 ``gin-env JOB --help`` lists a job's options; ``gin-env --version`` prints the package's version. A job whose
 optional dependencies are missing stops with one line that names the extra to install, and a job that left the
@@ -58,13 +59,18 @@ def _replay(argv: list[str], prog: str) -> int:
     return main(argv, prog)
 
 
+def _serve(argv: list[str], prog: str) -> int:
+    from gin_env.web.serve import main
+    return main(argv, prog)
+
+
 USAGE = __doc__.split("\n\n")[1]
 
 #: Subcommand -> the function that runs it; each imports its job only when asked for, so ``--help`` and
 #: ``--version`` stay light.
 JOBS: dict[str, Callable[[list[str], str], int]] = {
     "evaluate": _evaluate, "train": _train, "dataset": _dataset, "export": _export,
-    "train-belief": _train_belief, "play": _play, "replay": _replay,
+    "train-belief": _train_belief, "play": _play, "replay": _replay, "serve": _serve,
 }
 
 #: Jobs the command no longer runs -> what replaces each: a study's pipeline, kept in the repository's

@@ -27,6 +27,8 @@ EXTRAS = {
     "pyspiel": "openspiel",
     "ray": "ray",
     "minari": "datasets",
+    "starlette": "web",
+    "uvicorn": "web",
 }
 
 

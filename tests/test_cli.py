@@ -18,7 +18,7 @@ def test_an_unknown_job_is_one_line(capsys):
     assert cli.main(["evaluat"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == ("gin-env: error: unknown job 'evaluat' (did you mean 'evaluate'?); choose from evaluate, train, "
-                   "dataset, export, train-belief, play, replay")
+                   "dataset, export, train-belief, play, replay, serve")
 
 
 def test_evaluate_through_the_command_gives_the_report_and_names_itself(tmp_path, capsys):

@@ -14,7 +14,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 #: The layers, lowest first: a module may import its own layer and the ones before it, never one after it.
 #: ``base`` is the top-level helpers every layer may use (``files``, ``optional``, ``arguments``, ``text``,
 #: ``locks``); ``cli`` the ``gin-env`` command over every job.
-LAYERS = ("base", "game", "batch", "belief", "agents", "table", "replay", "ui", "envs", "interop", "evaluation",
+LAYERS = ("base", "game", "batch", "belief", "agents", "table", "replay", "ui", "web", "envs", "interop", "evaluation",
           "datasets", "training", "cli")
 BASE = ("files", "optional", "arguments", "text", "locks")
 MAX_TOP_LEVEL_MODULES = 8

@@ -137,3 +137,14 @@ def read_scores(data) -> tuple[int, int]:
     if not isinstance(data, list) or len(data) != 2 or not all(is_int(s) and 0 <= s <= MAX_SCORE for s in data):
         raise ReplayError(f"'scores' must be the two running scores 0..{MAX_SCORE:,}, P1 first, got {quoted(data)}")
     return data[0], data[1]
+
+
+def read_members(data, n_actions: int) -> tuple[str, ...]:
+    """Who made each of the hand's ``n_actions`` actions (a room's hand): one name per action, each 1..
+    :data:`MAX_NAME_LENGTH` characters (shown as text, never run)."""
+    if not isinstance(data, list) or len(data) != n_actions:
+        got = f"a list of {len(data)}" if isinstance(data, list) else quoted(data)
+        raise ReplayError(f"'members' must name who made each of the {n_actions} actions, got {got}")
+    if not all(isinstance(name, str) and 0 < len(name) <= MAX_NAME_LENGTH for name in data):
+        raise ReplayError(f"'members' must be names of 1..{MAX_NAME_LENGTH} characters each")
+    return tuple(data)

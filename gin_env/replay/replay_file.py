@@ -31,6 +31,8 @@ key              value
 ``hand_number``  the hand's number in its game, 1 for the first, or null
 ``scores``       both players' running scores before the hand, P1 first (their teams' with four players)
 ``seats``        the table seats of P1 and P2 (R49): ``[0, 1]`` for two players; optional when reading
+``members``      only in a hand played in a room of people (``gin_env.web.rooms``): who made each action, one
+                 name per action (a member of the seat to act, or the bot that played a turn for one)
 ===============  =================================================================================================
 
 With three or four players (docs/rules.md section 15) the ``rules`` say so (``players``), ``seats`` say who of the
@@ -62,8 +64,10 @@ VERSIONS = (1, 2)
 JOKERS_VERSION = 2
 KEYS = ("format", "version", "rules", "players", "dealer", "deck", "actions", "outcome", "hand_number", "scores",
         "seats")
+#: Keys of a room's hand only, after :data:`KEYS`: every other hand's file is what it was before rooms.
+ROOM_KEYS = ("members",)
 #: Keys a file may leave out: files written before a key existed stay readable.
-OPTIONAL_KEYS = ("seats",)
+OPTIONAL_KEYS = ("seats", *ROOM_KEYS)
 #: The seats of a two-player hand.
 TWO_SEATS = (0, 1)
 #: The outcome's keys in a file. Which meld each layoff went on is not saved: replaying the hand gives it.
@@ -81,7 +85,8 @@ class Replay:
     """One hand: enough to play it again exactly (rules, deck, dealer, actions) and what it gave (outcome).
 
     ``players`` names P1 and P2; ``hand_number``, ``scores`` and ``seats`` (the table seats of P1 and P2) place the
-    hand in its game (for reading only: the hand itself does not depend on them)."""
+    hand in its game (for reading only: the hand itself does not depend on them). ``members``, for a room's hand
+    only, names who made each action (None elsewhere)."""
 
     rules: Rules
     deck: tuple[int, ...]
@@ -92,6 +97,7 @@ class Replay:
     hand_number: int | None = None
     scores: tuple[int, int] = (0, 0)
     seats: tuple[int, int] = TWO_SEATS
+    members: tuple[str, ...] | None = None
 
     def states(self) -> list[HandState]:
         """The state after the deal and after each action: ``len(actions) + 1`` states, the last one over.
@@ -116,8 +122,8 @@ class Replay:
         return out
 
     def to_dict(self) -> dict:
-        """The replay as the JSON object of the file format (see the module docstring)."""
-        return {
+        """The replay as the JSON object of the file format (see the module docstring); ``members`` only when set."""
+        out = {
             "format": FORMAT,
             "version": version_of(self.rules),
             "rules": self.rules.as_dict(),
@@ -130,6 +136,9 @@ class Replay:
             "scores": list(self.scores),
             "seats": list(self.seats),
         }
+        if self.members is not None:
+            out["members"] = list(self.members)
+        return out
 
     def to_json(self) -> str:
         """The file's text: one key per line, each value on that line, so a replay reads (and diffs) well."""
@@ -213,15 +222,18 @@ def outcome_dict(outcome: HandOutcome) -> dict:
 
 def record(start: HandState, hand_actions, *, players: tuple[str, str] = DEFAULT_PLAYERS,
            hand_number: int | None = None, scores: tuple[int, int] = (0, 0),
-           seats: tuple[int, int] = TWO_SEATS) -> Replay:
+           seats: tuple[int, int] = TWO_SEATS, members=None) -> Replay:
     """The replay of the hand dealt as ``start`` and played with ``hand_actions`` (action ids), its outcome found
-    by playing them. Raises :class:`ReplayError` if ``start`` is not a fresh deal or the actions do not play the
-    hand to its end."""
+    by playing them; ``members`` (a room's hand) names who made each action. Raises :class:`ReplayError` if
+    ``start`` is not a fresh deal, the actions do not play the hand to its end or ``members`` do not name each
+    action."""
+    hand_actions = tuple(int(a) for a in hand_actions)
     if not is_deal(start):
         raise ReplayError("a replay starts from the deal: this state is a hand already in play")
     replay = Replay(rules=start.rules, deck=jokers_in_order(start.deck), dealer=start.dealer,
-                    actions=tuple(int(a) for a in hand_actions), outcome=engine.DEAD_OUTCOME, players=players,
-                    hand_number=hand_number, scores=scores, seats=fields.read_seats(list(seats), start.rules))
+                    actions=hand_actions, outcome=engine.DEAD_OUTCOME, players=players,
+                    hand_number=hand_number, scores=scores, seats=fields.read_seats(list(seats), start.rules),
+                    members=None if members is None else fields.read_members(list(members), len(hand_actions)))
     return dataclasses.replace(replay, outcome=replay.states()[-1].outcome)
 
 
@@ -281,7 +293,7 @@ def from_dict(data) -> Replay:
     if not fields.is_int(data.get("version")) or data["version"] not in VERSIONS:
         raise ReplayError(f"replay format version {quoted(data.get('version'))} is not supported: this "
                           f"gin-env reads versions {', '.join(map(str, VERSIONS))}")
-    fields.check_keys(data, KEYS, "replay", OPTIONAL_KEYS)
+    fields.check_keys(data, KEYS + ROOM_KEYS, "replay", OPTIONAL_KEYS)
     rules = fields.read_rules(data["rules"])
     if data["version"] < version_of(rules):
         raise ReplayError(f"replay format version {data['version']} holds no jokers, and its rules deal "
@@ -292,6 +304,8 @@ def from_dict(data) -> Replay:
                     hand_number=fields.read_hand_number(data["hand_number"]),
                     scores=fields.read_scores(data["scores"]),
                     seats=fields.read_seats(data.get("seats", list(TWO_SEATS)), rules))
+    if "members" in data:
+        replay = dataclasses.replace(replay, members=fields.read_members(data["members"], len(replay.actions)))
     saved = data["outcome"]
     if not isinstance(saved, dict):
         raise ReplayError(f"'outcome' must be an object with keys {', '.join(OUTCOME_KEYS)}")
