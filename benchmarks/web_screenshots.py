@@ -107,12 +107,11 @@ def room_turns(pages: list, turns: int) -> None:
         movers = [p for p in pages if p.eval_on_selector_all("#room-moves button", "bs => bs.length")]
         if not movers:
             return
-        before = movers[0].inner_text("#room-log")
+        # Each page words the log for its own reader ("you discard" to the mover), so each waits on its own log.
+        before = [page.inner_text("#room-log") for page in pages]
         movers[0].click("#room-moves button")
-        movers[0].wait_for_function("before => document.getElementById('room-log').innerText !== before", arg=before)
-        shown = movers[0].inner_text("#room-log")
-        for page in pages:
-            page.wait_for_function("shown => document.getElementById('room-log').innerText === shown", arg=shown)
+        for page, text in zip(pages, before):
+            page.wait_for_function("before => document.getElementById('room-log').innerText !== before", arg=text)
 
 
 def rooms_screen(launched, address: str, out: Path) -> None:

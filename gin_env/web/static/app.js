@@ -200,7 +200,10 @@ function drawSeat(frame, prefix) {
       b.addEventListener("click", () => send({ type: "act", action: m.action }));
       $("moves").appendChild(b);
     });
-    $("phase").textContent = view.turn === "you" ? "Your turn: " + view.phase_text
+    // In a room the seat's turn is one member's (R58): the others of the seat see whose it is.
+    const member = frame.room && frame.room.to_act;
+    $("phase").textContent = view.turn === "you" && member && member !== frame.room.you ? member + " to act: "
+      + view.phase_text : view.turn === "you" ? "Your turn: " + view.phase_text
       : view.turn ? frame.actor + " to act" : view.phase_text;
   } else {
     $("phase").textContent = frame.waiting || frame.over ? "The hand is over."
