@@ -129,3 +129,24 @@ def test_bad_input_is_one_line_before_anything_is_written(tmp_path, capsys, argv
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1, err
     assert not root.exists()
+
+
+def test_hands_under_changed_rules_are_found_by_the_same_rule_options(tmp_path):
+    """A hand saved under ``standard`` with one key changed is named ``standard`` in its file; ``--rules standard
+    --rule knock_limit=5`` names the same game ``standard+custom`` and must still find it (the keys decide)."""
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    rules = Rules.preset("standard").replace(knock_limit=5)
+    rng = np.random.default_rng(0)
+    start = engine.new_hand(rules, dealer=0, deck=tuple(int(c) for c in rng.permutation(rules.deck.n_cards)))
+    state, moves, seated = start, [], [agents.load("expert"), agents.load("simple")]
+    while state.phase != engine.OVER:
+        moves.append(int(seated[state.current].act(observation.view(state, state.current), rng)))
+        state = engine.step(state, moves[-1])
+    replay_file.record(start, moves, players=("ann", "simple")).save(folder / "hand.json")
+    root = tmp_path / "datasets"
+    assert write(root, "--from-replays", str(folder), "--player", "ann", "--id", ID, "--rules", "standard",
+                 "--rule", "knock_limit=5") == 0
+    dataset = minari.MinariDataset(os.path.join(minari_files.dataset_folder(str(root), ID), "data"))
+    assert dataset.total_episodes == 1
+    assert write(tmp_path / "other", "--from-replays", str(folder), "--player", "ann", "--id", ID) == 2

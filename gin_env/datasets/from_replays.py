@@ -107,7 +107,7 @@ def find_hands(folder: str, person: str, rules: Rules) -> tuple[list[Hand], int]
         shown = ", ".join(quoted(n) for n in names[:NAMES_SHOWN]) + (", ..." if len(names) > NAMES_SHOWN else "")
         raise ValueError(f"--player {quoted(person)} played no hand in the replays of {folder}; the players found: "
                          f"{shown}")
-    chosen = [hand for hand in own if format_aside(hand.replay.rules, rules) == rules]
+    chosen = [hand for hand in own if rule_options.same_game(format_aside(hand.replay.rules, rules), rules)]
     if not chosen:
         other = Counter(rule_options.label(hand.replay.rules) for hand in own)
         listed = ", ".join(f"{label} ({n})" for label, n in other.most_common())
