@@ -40,13 +40,15 @@ def test_the_wheel_holds_gin_env_only_with_the_agents_and_the_model(wheel):
     for needed in ("gin_env/agents/__init__.py", "gin_env/agents/expert.py",
                    "gin_env/agents/models/ppo_gin_policy.npz", "gin_env/agents/models/ppo_expert_policy.npz",
                    "gin_env/evaluation/cli.py", "gin_env/py.typed",
-                   "gin_env/training/loop.py", "gin_env/ui/frame.py", "gin_env/cli.py", "gin_env/ui/viewer.py"):
+                   "gin_env/training/loop.py", "gin_env/ui/frame.py", "gin_env/cli.py", "gin_env/ui/viewer.py",
+                   "gin_env/web/static/index.html", "gin_env/web/static/app.js", "gin_env/web/static/style.css"):
         assert needed in names, needed
     # Each network once, as the actor that plays: the MaskablePPO checkpoint holds the same actor again; and the
     # belief network that the search may draw its worlds by.
     assert sorted(n for n in names if "/models/" in n) == sorted(["gin_env/agents/models/ppo_gin_policy.npz",
                                                                   "gin_env/agents/models/ppo_expert_policy.npz",
                                                                   "gin_env/agents/models/exit_v1_policy.npz",
+                                                                  "gin_env/agents/models/ppo_jokers_policy.npz",
                                                                   "gin_env/belief/models/belief_v1.npz"])
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "gin-env = gin_env.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
