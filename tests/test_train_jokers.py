@@ -4,6 +4,7 @@ actions join it weighted 0, so it plays every natural card's action as before, a
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -17,7 +18,7 @@ from gin_env.agents import numpy_policy, ppo  # noqa: E402
 from gin_env.game import actions, engine, observation  # noqa: E402
 from gin_env.game.observation import OBS_SIZE, encode, obs_bounds  # noqa: E402
 from gin_env.game.rules import Rules  # noqa: E402
-from gin_env.training import checks, config, export, loop, widen  # noqa: E402
+from gin_env.training import checks, config, export, imitation, loop, widen  # noqa: E402
 
 JOKERS = Rules.preset("jokers")
 TINY = ["--num-envs", "64", "--slots", "2", "--n-steps", "16", "--batch-size", "256", "--n-epochs", "1",
@@ -91,3 +92,25 @@ def test_training_under_jokers_widens_the_resumed_model_and_its_actor_plays_joke
     with pytest.raises(ValueError, match="plays jokers: train it under rules with jokers"):
         checks.check_args(config.parse_args(["--run-dir", str(tmp_path / "back"), "--resume",
                                              os.path.join(run_dir, "last.zip"), *TINY]))
+
+
+def test_the_expert_is_cloned_into_a_resumed_model_under_jokers_R72(plain, tmp_path, capsys):
+    """``--clone-resumed --teacher expert`` under jokers: the expert's decisions are collected over the 110 actions,
+    and only knocks weigh as knocks (``DISCARD(JK)`` is a discard)."""
+    args = config.parse_args(["--seed", "6", "--rules", "jokers", *TINY, "--imitate-steps", "4096",
+                              "--teacher", "expert", "--imitate-opponent", "simple"])
+    data = imitation.collect_teacher_games(args)
+    rows = np.arange(data["actions"].size)
+    assert data["masks"].shape == (4096, 110) and data["masks"][rows, data["actions"]].all()
+    knocks = imitation.knock_legal(data["masks"])
+    only_joker_discard = data["masks"][:, actions.DISCARD_JOKER] & ~knocks
+    assert only_joker_discard.any() and knocks.any()
+    assert knocks[data["masks"][:, actions.KNOCK_JOKER]].all()
+    start = ppo.read_model(plain, "the test").num_timesteps
+    run_dir = str(tmp_path / "cloned")
+    model = loop.train(config.parse_args(["--total-timesteps", str(start + 1024), "--seed", "6", "--run-dir", run_dir,
+                                          "--resume", plain, "--rules", "jokers", *TINY, "--imitate-steps", "4096",
+                                          "--teacher", "expert", "--imitate-opponent", "simple", "--clone-resumed"]))
+    assert model.action_space.n == 110
+    history = json.load(open(os.path.join(run_dir, "history.json")))
+    assert history["imitation"]["teacher"] == "expert" and history["imitation"]["held_out_agreement"] > 0.3

@@ -7,7 +7,7 @@ import numpy as np
 
 from gin_env.batch.observation import batch_view
 from gin_env.envs.vector import GinRummyVectorEnv
-from gin_env.game.actions import BIG_GIN, KNOCK_BASE, N_ACTIONS
+from gin_env.game.actions import BIG_GIN, is_knock
 from gin_env.optional import require
 from gin_env.training.config import Args
 from gin_env.training.opponents import batched_agent, listed
@@ -42,7 +42,7 @@ def _collect(args: Args, teacher, opponent: str, rounds: int, k: int) -> dict[st
     games = np.arange(args.num_envs)
     rounds = max(1, rounds)
     obs = np.empty((rounds, *venv.observation_space.shape), dtype=np.float32)
-    masks = np.empty((rounds, args.num_envs, N_ACTIONS), dtype=bool)
+    masks = np.empty((rounds, args.num_envs, venv.single_action_space.n), dtype=bool)
     actions = np.empty((rounds, args.num_envs), dtype=np.int64)
     rewards = np.empty((rounds, args.num_envs), dtype=np.float32)
     dones = np.empty((rounds, args.num_envs), dtype=bool)
@@ -66,6 +66,13 @@ def _collect(args: Args, teacher, opponent: str, rounds: int, k: int) -> dict[st
     values = flat(returns) - potential(obs, args)
     return {"obs": obs, "masks": flat(masks), "actions": flat(actions), "values": values.astype(np.float32),
             "has_return": flat(has_return)}
+
+
+def knock_legal(masks: np.ndarray) -> np.ndarray:
+    """Per row of legal masks (of the standard game's actions or a game with jokers'): whether the player may knock
+    or declare big gin there; ``DISCARD(JK)`` is no knock."""
+    knocks = [a for a in range(masks.shape[1]) if is_knock(a) or a == BIG_GIN]
+    return masks[:, knocks].any(axis=1)
 
 
 def dataset_sources(args: Args) -> list[str]:
@@ -104,8 +111,7 @@ def imitate(model, args: Args, history: dict) -> None:
     data = dataset_decisions(args) if args.from_dataset else collect_teacher_games(args)
     teacher = args.from_dataset or args.teacher
     # Knocks are about 1% of decisions but decide hands: a missed gin costs a whole hand.
-    knock_legal = data["masks"][:, KNOCK_BASE:].any(axis=1) | data["masks"][:, BIG_GIN]
-    data["weights"] = np.where(knock_legal, args.knock_weight, 1.0).astype(np.float32)
+    data["weights"] = np.where(knock_legal(data["masks"]), args.knock_weight, 1.0).astype(np.float32)
     policy = model.policy
     device = policy.device
     held_out, train_rows = held_out_split(data["actions"].size, args.seed)
