@@ -16,26 +16,31 @@ GREEDY_DISCARD_PROB = 0.85
 PRESETS = ("standard", "eaai", "oklahoma", "foony", "seed-000", "openspiel")
 
 
-def make_deck(non_dealer: str, dealer: str, upcard: str | None = None, stock: str = "") -> list[int]:
-    """A 52-card deal order that gives these cards where R10 deals them.
+def make_deck(non_dealer: str, dealer: str, upcard: str | None = None, stock: str = "",
+              rules=None) -> list[int]:
+    """A deal order of ``rules.deck`` (the standard deck's 52 cards without ``rules``) that gives these cards where
+    R10 deals them, each ``JK`` the next joker in the order written (R62).
 
     ``non_dealer`` may hold 11 cards for ``deal_mode="eleven"``: the 11th becomes deck[20]. ``stock`` lists the top
     of the stock, top card first; the remaining cards follow in id order (and fill deck[20] if no upcard is given)."""
-    first, second = cards.parse(non_dealer), cards.parse(dealer)
+    deck = cards.STANDARD_DECK if rules is None else rules.deck
+    named = deck.parse(" ".join((non_dealer, dealer, upcard or "", stock)))
+    first, named = named[:len(non_dealer.split())], named[len(non_dealer.split()):]
+    second, named = named[:len(dealer.split())], named[len(dealer.split()):]
     if len(first) == engine.HAND_SIZE + 1 and upcard is None:
         first, eleventh = first[:engine.HAND_SIZE], [first[engine.HAND_SIZE]]
     else:
-        eleventh = cards.parse(upcard) if upcard else []
+        eleventh, named = named[:len((upcard or "").split())], named[len((upcard or "").split()):]
     if len(first) != engine.HAND_SIZE or len(second) != engine.HAND_SIZE:
         raise ValueError("each player is dealt 10 cards (11 for the non-dealer in the eleven deal)")
-    placed = first + second + eleventh + cards.parse(stock)
+    placed = first + second + eleventh + named
     if len(set(placed)) != len(placed):
         raise ValueError("a card is placed twice")
-    rest = [c for c in range(cards.N_CARDS) if c not in placed]
+    rest = [c for c in range(deck.n_cards) if c not in placed]
     if not eleventh:
         eleventh, rest = rest[:1], rest[1:]
     interleaved = [c for pair in zip(first, second) for c in pair]
-    return interleaved + eleventh + cards.parse(stock) + rest
+    return interleaved + eleventh + named + rest
 
 
 def hand(text: str) -> int:

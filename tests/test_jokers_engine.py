@@ -9,21 +9,9 @@ import pytest
 
 from gin_env.game import actions, cards, engine
 from gin_env.game.rules import Rules
-from tests.scripted import choose
+from tests.scripted import choose, make_deck
 
 JOKERS = Rules(jokers=2)
-
-
-def joker_deck(non_dealer: str, dealer: str, upcard: str, stock: str = "", rules: Rules = JOKERS) -> list[int]:
-    """A deal order of ``rules.deck`` giving these cards where R10 deals them, each ``JK`` the next joker in the
-    order written (R62); the cards not named follow in id order."""
-    first, second, top, rest_top = (s.split() for s in (non_dealer, dealer, upcard, stock))
-    named = rules.deck.parse([*first, *second, *top, *rest_top])
-    first, second = named[:len(first)], named[len(first):len(first) + len(second)]
-    placed = named[len(first) + len(second):]
-    interleaved = [c for pair in zip(first, second) for c in pair]
-    rest = [c for c in range(rules.deck.n_cards) if c not in named]
-    return interleaved + placed + rest
 
 
 def names(state) -> set[str]:
@@ -53,7 +41,7 @@ def test_the_deal_uses_every_card_of_the_deck():
 
 def test_a_joker_upcard_is_offered_and_caps_oklahoma_at_its_value():
     """E13, R79: a joker upcard is offered under R13 like any card; under Oklahoma L = min(10, joker_value)."""
-    deck = joker_deck("AS 2S 3S 4S 5S 6S 7S 8S 9S TS", "AH 2H 3H 4H 5H 6H 7H 8H 9H TH", "JK")
+    deck = make_deck("AS 2S 3S 4S 5S 6S 7S 8S 9S TS", "AH 2H 3H 4H 5H 6H 7H 8H 9H TH", "JK", rules=JOKERS)
     state = engine.new_hand(JOKERS, deck=deck)
     assert state.pile == (52,) and names(state) == {"TAKE_DISCARD", "PASS"}
     oklahoma = Rules.preset("oklahoma", jokers=2)
@@ -64,7 +52,7 @@ def test_a_joker_upcard_is_offered_and_caps_oklahoma_at_its_value():
 def test_a_joker_taken_keeps_both_jokers_this_turn():
     """R71, E14: holding one joker and taking the other from the pile, the player may discard neither and knock
     with neither; ``discard_taken_card`` lifts this as it lifts R16."""
-    deck = joker_deck("JK 2C 3C 4C 7H 8H 9H KS QD 5S", "AS 2S 3S 4S 5H 6H AD 2D 3D 4D", "JK")
+    deck = make_deck("JK 2C 3C 4C 7H 8H 9H KS QD 5S", "AS 2S 3S 4S 5H 6H AD 2D 3D 4D", "JK", rules=JOKERS)
     state = engine.step(engine.new_hand(JOKERS, deck=deck), actions.TAKE_DISCARD)
     assert state.hands[1] >> cards.N_CARDS == 0b11
     legal = names(state)
@@ -78,7 +66,7 @@ def test_a_joker_taken_keeps_both_jokers_this_turn():
 def test_the_joker_actions_move_the_lowest_joker_and_knock_with_one():
     """R70, R72, E24: DISCARD(JK) puts the lowest-id joker on the pile; with 10 melded naturals and a joker,
     KNOCK(JK) is gin (the joker is the knock card, face down, R21)."""
-    deck = joker_deck("AS 2S 3S 4H 5H 6H 7D 8D 9D JK", "KS KH KD KC QS QH QD QC JS JH", "TC", "JK")
+    deck = make_deck("AS 2S 3S 4H 5H 6H 7D 8D 9D JK", "KS KH KD KC QS QH QD QC JS JH", "TC", "JK", rules=JOKERS)
     state = engine.new_hand(JOKERS, deck=deck)
     state = engine.step(engine.step(engine.step(state, actions.PASS), actions.PASS), actions.DRAW_STOCK)
     assert {"DISCARD(JK)", "KNOCK(JK)", "KNOCK(AS)"} <= names(state)

@@ -22,8 +22,7 @@ from gin_env.game.rules import Rules
 from gin_env.replay.replay_file import load
 from gin_env.ui import frame, render, terminal, viewer
 from gin_env.ui.commands import CommandError, command, help_text, parse_command
-from tests.scripted import act
-from tests.test_jokers_engine import joker_deck
+from tests.scripted import act, make_deck
 
 JOKERS = Rules.preset("jokers")
 FIRST, SECOND = JOKERS.deck.joker_ids
@@ -55,7 +54,7 @@ def new_console() -> Console:
 
 
 def x13_hand() -> engine.HandState:
-    return engine.new_hand(JOKERS, dealer=1, deck=joker_deck(X13_KNOCKER, X13_DEFENDER, X13_UPCARD, rules=JOKERS))
+    return engine.new_hand(JOKERS, dealer=1, deck=make_deck(X13_KNOCKER, X13_DEFENDER, X13_UPCARD, rules=JOKERS))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -101,7 +100,7 @@ def test_a_showdown_shows_the_knockers_run_joker_with_its_declared_identity():
 def test_a_showdown_shows_the_defenders_joker_laid_off_and_the_chain_through_it():
     """R76 (X14): the defender lays off its joker as the 8H on 5H-7H and the 9H after it, the QH and the clubs; the
     knocker's meld shows ``+JK=8H +9H`` and the layoffs list the joker with its identity."""
-    hand = engine.new_hand(JOKERS, dealer=1, deck=joker_deck("5H 6H 7H QC QD QS 2C 3C 4C TD",
+    hand = engine.new_hand(JOKERS, dealer=1, deck=make_deck("5H 6H 7H QC QD QS 2C 3C 4C TD",
                                                              "JK 9H 5C AC KD KH KS 3D 2S QH", "6D", rules=JOKERS))
     final = act(hand, "TAKE_DISCARD", "KNOCK(TD)")
     assert [line.plain for line in render.showdown(final, ("you", "simple"))] == [
@@ -147,7 +146,7 @@ def test_a_joker_face_differs_from_every_natural_card_and_both_jokers_look_alike
 def test_the_frame_draws_the_viewers_jokers_and_hides_the_opponents_until_the_showdown():
     """R72: a table drawn from either joker's deal is the same picture; the viewer's jokers are face up, the
     opponent's face down while the hand is in play and face up at the showdown."""
-    deck = joker_deck(X13_KNOCKER, X13_DEFENDER, X13_UPCARD, rules=JOKERS)
+    deck = make_deck(X13_KNOCKER, X13_DEFENDER, X13_UPCARD, rules=JOKERS)
     names = ("LEARNER", "OPPONENT")
     viewer_rows = slice(frame.VIEWER_ROW, frame.VIEWER_ROW + frame.CARD_H)
     opponent_rows = slice(frame.OPPONENT_ROW, frame.OPPONENT_ROW + frame.CARD_H)
@@ -199,10 +198,10 @@ def test_jk_names_the_joker_actions_and_command_inverts_it():
     ("JK", lambda: act(x13_hand(), "PASS", "PASS"), "Take a card first: draw from the stock (d)."),
     ("JK", lambda: engine.new_hand(Rules.preset("standard"), np.random.default_rng(0)),
      "There are no jokers (JK) under the standard rules."),
-    ("k JK", lambda: act(engine.new_hand(JOKERS, dealer=1, deck=joker_deck(
+    ("k JK", lambda: act(engine.new_hand(JOKERS, dealer=1, deck=make_deck(
         "5S 6S 7S 9H 9D 9C 2C 3C 4C QD", "4S 8S KH KD KC 2H 3H 4H 7D TC", "AD", rules=JOKERS)), "TAKE_DISCARD"),
      "You don't hold a joker (JK)."),
-    ("JK", lambda: act(engine.new_hand(JOKERS, dealer=1, deck=joker_deck(
+    ("JK", lambda: act(engine.new_hand(JOKERS, dealer=1, deck=make_deck(
         "5S 6S JK 9H 9D 9C 2C 3C 4C QD", "4S 8S KH KD KC 2H 3H 4H 7D TC", "JK", rules=JOKERS)), "TAKE_DISCARD"),
      "You just took a joker from the discard pile: neither joker can leave your hand this turn (R16, R71)."),
     ("9Z", lambda: act(x13_hand(), "TAKE_DISCARD"), "(ranks A23456789TJQK, suits SHDC), or JK for a joker."),
@@ -235,7 +234,7 @@ def test_a_scripted_hand_where_the_person_types_jk_knocks_with_a_joker():
         return lines.pop(0)
 
     game = terminal.TerminalGame("simple", JOKERS.replace(target=None), input_fn, console, seed=0)
-    game.table.deal(np.random.default_rng(0), deck=joker_deck(X13_KNOCKER, X13_DEFENDER, X13_UPCARD, rules=JOKERS),
+    game.table.deal(np.random.default_rng(0), deck=make_deck(X13_KNOCKER, X13_DEFENDER, X13_UPCARD, rules=JOKERS),
                     dealer=1)
     final = game.run()
     out = console.file.getvalue()
