@@ -58,6 +58,16 @@ def written(tmp_path_factory):
     return recorded, dataset
 
 
+def test_the_written_dataset_is_announced_with_how_to_load_it(tmp_path, capsys):
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    record_hands(folder)
+    assert write(tmp_path / "datasets", "--from-replays", str(folder), "--player", "ann", "--id", ID) == 0
+    out = capsys.readouterr().out
+    assert f"wrote dataset {ID} to " in out
+    assert f"load it with minari.load_dataset({ID!r}) (with MINARI_DATASETS_PATH=" in out
+
+
 def own_hands(recorded):
     """ann's standard hands, oldest first, with her seat."""
     return [(replay, replay.players.index("ann")) for replay, (_, preset) in zip(recorded, HANDS)

@@ -212,11 +212,17 @@ def _write(args: argparse.Namespace, collection: Collection, dataset_id: str, ro
         return INTERRUPTED
     steps = sum(e.actions.size for e in episodes)
     print(f"{n:,} episodes, {steps:,} steps in {time.perf_counter() - start:.1f} s with {args.workers} worker(s)")
+    _announce(dataset_id, folder, root)
+    return 0
+
+
+def _announce(dataset_id: str, folder: str, root: str) -> None:
+    """Say where a dataset was written and how to load it."""
+    from gin_env.datasets import minari_files
+
     print(f"wrote dataset {dataset_id} to {folder}")
     where = "" if root == os.path.abspath(minari_files.default_root()) else f" (with MINARI_DATASETS_PATH={root})"
     print(f"load it with minari.load_dataset({dataset_id!r}){where}")
-    return 0
-
 
 
 def _write_replays(args: argparse.Namespace, job: tuple[list[from_replays.Hand], Rules, int], dataset_id: str,
@@ -241,5 +247,5 @@ def _write_replays(args: argparse.Namespace, job: tuple[list[from_replays.Hand],
         return INTERRUPTED
     steps = sum(e.actions.size for e in episodes)
     print(f"{len(episodes):,} hands of {args.person}, {steps:,} decisions in {time.perf_counter() - start:.1f} s")
-    print(f"wrote dataset {dataset_id} to {folder}")
+    _announce(dataset_id, folder, root)
     return 0
