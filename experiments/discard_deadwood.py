@@ -13,7 +13,7 @@ import collections
 
 from gin_env import agents
 from gin_env.evaluation import duel
-from gin_env.game import actions, cards, engine, observation, solver
+from gin_env.game import actions, engine, observation, solver
 from gin_env.game.rules import PRESETS, Rules
 
 
@@ -29,7 +29,7 @@ def discard_counts(agent, rules: Rules, hands: int, seed: int) -> dict[str, list
             view = observation.view(state, state.current)
             action = agent.act(view, rng)
             if state.phase == engine.DISCARD and actions.is_discard(action):
-                left = {c: solver.deadwood(view.hand & ~(1 << c), rules) for c in cards.to_ids(view.hand)}
+                left = solver.discard_deadwoods(view.hand, rules)
                 extra = left[actions.action_card(action, view.hand)] - min(left.values())
                 row = counts["joker held" if view.hand & jokers else "no joker"]
                 row[0], row[1], row[2] = row[0] + 1, row[1] + (extra > 0), row[2] + extra

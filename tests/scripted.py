@@ -24,23 +24,22 @@ def make_deck(non_dealer: str, dealer: str, upcard: str | None = None, stock: st
     ``non_dealer`` may hold 11 cards for ``deal_mode="eleven"``: the 11th becomes deck[20]. ``stock`` lists the top
     of the stock, top card first; the remaining cards follow in id order (and fill deck[20] if no upcard is given)."""
     deck = cards.STANDARD_DECK if rules is None else rules.deck
-    named = deck.parse(" ".join((non_dealer, dealer, upcard or "", stock)))
-    first, named = named[:len(non_dealer.split())], named[len(non_dealer.split()):]
-    second, named = named[:len(dealer.split())], named[len(dealer.split()):]
+    # One parse, so that each JK is the next joker across all four parts; then each part takes its own cards back.
+    parts = [text.split() for text in (non_dealer, dealer, upcard or "", stock)]
+    named = iter(deck.parse([card for part in parts for card in part]))
+    first, second, eleventh, stock_ids = ([next(named) for _ in part] for part in parts)
     if len(first) == engine.HAND_SIZE + 1 and upcard is None:
         first, eleventh = first[:engine.HAND_SIZE], [first[engine.HAND_SIZE]]
-    else:
-        eleventh, named = named[:len((upcard or "").split())], named[len((upcard or "").split()):]
     if len(first) != engine.HAND_SIZE or len(second) != engine.HAND_SIZE:
         raise ValueError("each player is dealt 10 cards (11 for the non-dealer in the eleven deal)")
-    placed = first + second + eleventh + named
+    placed = first + second + eleventh + stock_ids
     if len(set(placed)) != len(placed):
         raise ValueError("a card is placed twice")
     rest = [c for c in range(deck.n_cards) if c not in placed]
     if not eleventh:
         eleventh, rest = rest[:1], rest[1:]
     interleaved = [c for pair in zip(first, second) for c in pair]
-    return interleaved + eleventh + named + rest
+    return interleaved + eleventh + stock_ids + rest
 
 
 def hand(text: str) -> int:

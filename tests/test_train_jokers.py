@@ -4,7 +4,6 @@ actions join it weighted 0, so it plays every natural card's action as before, a
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
@@ -18,7 +17,7 @@ from gin_env.agents import numpy_policy, ppo  # noqa: E402
 from gin_env.game import actions, engine, observation  # noqa: E402
 from gin_env.game.observation import OBS_SIZE, encode, obs_bounds  # noqa: E402
 from gin_env.game.rules import Rules  # noqa: E402
-from gin_env.training import checks, config, export, imitation, loop, widen  # noqa: E402
+from gin_env.training import checks, config, export, imitation, loop, run_files, widen  # noqa: E402
 
 JOKERS = Rules.preset("jokers")
 TINY = ["--num-envs", "64", "--slots", "2", "--n-steps", "16", "--batch-size", "256", "--n-epochs", "1",
@@ -112,5 +111,5 @@ def test_the_expert_is_cloned_into_a_resumed_model_under_jokers_R72(plain, tmp_p
                                           "--resume", plain, "--rules", "jokers", *TINY, "--imitate-steps", "4096",
                                           "--teacher", "expert", "--imitate-opponent", "simple", "--clone-resumed"]))
     assert model.action_space.n == 110
-    history = json.load(open(os.path.join(run_dir, "history.json")))
+    history = run_files.read_history(os.path.join(run_dir, "history.json"))
     assert history["imitation"]["teacher"] == "expert" and history["imitation"]["held_out_agreement"] > 0.3
